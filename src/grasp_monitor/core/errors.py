@@ -1,0 +1,17 @@
+"""The one exception tree of grasp_monitor."""
+
+
+class GraspMonitorError(Exception):
+    """Base of every error grasp_monitor raises on purpose."""
+
+
+class ConfigError(GraspMonitorError, ValueError):
+    """A configuration value is invalid; the message says what is valid."""
+
+
+class CommandError(GraspMonitorError, ValueError):
+    """A command (servo, service request) is refused; the message says why."""
+
+
+class SimulationError(GraspMonitorError, RuntimeError):
+    """The simulation diverged or cannot go on."""
