@@ -1,0 +1,307 @@
+"""The moteus servo law (as upkie's ``UpkieServos`` exposes it), vectorised over joints.
+
+Per servo: ``tau = clamp(tau_ff + kp * kp_scale * (theta* - theta)
++ kd * kd_scale * (dtheta* - dtheta), -tau_max, tau_max)``; a NaN position
+target disables the position term. ``kp`` and ``kd`` are fixed per servo by
+configuration; commands only scale them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+from grasp_monitor.core.errors import CommandError, ConfigError
+
+#: Columns of a full command row, in the order of ``servo_commands/full``.
+COMMAND_FIELDS = (
+    'position', 'velocity', 'feedforward_torque', 'kp_scale', 'kd_scale', 'maximum_torque',
+)
+#: What a servo does with a field nobody set (upkie's defaults).
+COMMAND_DEFAULTS = {
+    'position': math.nan,
+    'velocity': 0.0,
+    'feedforward_torque': 0.0,
+    'kp_scale': 1.0,
+    'kd_scale': 1.0,
+    'maximum_torque': 1.0,
+}
+
+
+def _per_joint(value: npt.ArrayLike, n: int, name: str) -> np.ndarray:
+    array = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True)
+class ServoConfig:
+    """Fixed properties of a bank of servos.
+
+    Attributes:
+        joints: joint names, in command and observation order.
+        kp: (N,) N·m/rad (or N/m) position gain at kp_scale = 1.
+        kd: (N,) N·m·s/rad (or N·s/m) velocity gain at kd_scale = 1.
+        command_timeout_s: no command for this long stops torque; 0 disables
+            the watchdog.
+        ambient_temperature_c: winding temperature at rest, °C.
+        thermal_resistance_k_per_w: steady-state rise per watt of loss.
+        thermal_time_constant_s: first-order thermal time constant.
+        copper_loss_w_per_nm2: heat per squared torque, W/(N·m)².
+        supply_voltage_v: bus voltage with no load, V.
+        supply_resistance_ohm: bus sag per ampere drawn, Ω.
+        torque_constant_nm_per_a: motor torque per ampere, N·m/A.
+    """
+
+    joints: tuple[str, ...]
+    kp: np.ndarray
+    kd: np.ndarray
+    command_timeout_s: float = 0.25
+    ambient_temperature_c: float = 25.0
+    thermal_resistance_k_per_w: float = 2.0
+    thermal_time_constant_s: float = 60.0
+    copper_loss_w_per_nm2: float = 4.0
+    supply_voltage_v: float = 24.0
+    supply_resistance_ohm: float = 0.05
+    torque_constant_nm_per_a: float = 0.1
+
+    def __post_init__(self) -> None:
+        joints = tuple(self.joints)
+        if not joints:
+            raise ConfigError('joints must name at least one joint')
+        if len(set(joints)) != len(joints):
+            raise ConfigError(f'joints must be unique, got {list(joints)}')
+        object.__setattr__(self, 'joints', joints)
+        for name in ('kp', 'kd'):
+            try:
+                gains = _per_joint(getattr(self, name), len(joints), name)
+            except ValueError:
+                raise ConfigError(
+                    f'{name} must be one value or one per joint ({len(joints)})') from None
+            if not np.all(np.isfinite(gains)) or np.any(gains < 0):
+                raise ConfigError(f'{name} must be finite and >= 0, got {gains.tolist()}')
+            object.__setattr__(self, name, gains)
+        if not self.command_timeout_s >= 0:
+            raise ConfigError(f'command_timeout_s must be >= 0, got {self.command_timeout_s}')
+        for name in ('thermal_time_constant_s', 'supply_voltage_v', 'torque_constant_nm_per_a'):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f'{name} must be > 0, got {getattr(self, name)}')
+
+    def index(self, joint: str) -> int:
+        """Return the index of ``joint``.
+
+        Raises:
+            CommandError: for an unknown joint, listing the valid ones.
+        """
+        try:
+            return self.joints.index(joint)
+        except ValueError:
+            raise CommandError(
+                f'unknown joint {joint!r}; valid joints: {", ".join(self.joints)}') from None
+
+
+@dataclass(frozen=True)
+class ServoCommand:
+    """One command for every servo of a bank, validated on construction.
+
+    Attributes:
+        position: (N,) target position, rad (or m); NaN disables the position term.
+        velocity: (N,) target velocity, rad/s.
+        feedforward_torque: (N,) N·m.
+        kp_scale, kd_scale: (N,) in [0, 1].
+        maximum_torque: (N,) N·m, >= 0.
+    """
+
+    position: np.ndarray
+    velocity: np.ndarray
+    feedforward_torque: np.ndarray
+    kp_scale: np.ndarray
+    kd_scale: np.ndarray
+    maximum_torque: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = np.size(self.position)
+        for name in COMMAND_FIELDS:
+            array = np.array(getattr(self, name), dtype=float).reshape(-1)
+            if array.shape != (n,):
+                raise CommandError(f'{name} has {array.size} values, expected {n}')
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
+        if np.any(np.isinf(self.position)):
+            raise CommandError('position must be finite or NaN (NaN disables it)')
+        for name in COMMAND_FIELDS[1:]:
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise CommandError(f'{name} must be finite, got {getattr(self, name).tolist()}')
+        for name in ('kp_scale', 'kd_scale'):
+            values = getattr(self, name)
+            if np.any((values < 0) | (values > 1)):
+                raise CommandError(f'{name} must be in [0, 1], got {values.tolist()}')
+        if np.any(self.maximum_torque < 0):
+            raise CommandError(
+                f'maximum_torque must be >= 0, got {self.maximum_torque.tolist()}')
+
+    @staticmethod
+    def stop(n: int) -> 'ServoCommand':
+        """A command that applies no torque to ``n`` servos."""
+        return ServoCommand(
+            np.full(n, np.nan), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))
+
+    @staticmethod
+    def from_rows(rows: npt.ArrayLike, n: int) -> 'ServoCommand':
+        """Build from an (n, 6) array whose columns are ``COMMAND_FIELDS``.
+
+        Raises:
+            CommandError: wrong size or invalid values.
+        """
+        flat = np.asarray(rows, dtype=float).reshape(-1)
+        if flat.size != n * len(COMMAND_FIELDS):
+            raise CommandError(
+                f'expected {n} rows of {len(COMMAND_FIELDS)} values '
+                f'({", ".join(COMMAND_FIELDS)}) = {n * len(COMMAND_FIELDS)} values, '
+                f'got {flat.size}')
+        table = flat.reshape(n, len(COMMAND_FIELDS))
+        return ServoCommand(*(table[:, i] for i in range(len(COMMAND_FIELDS))))
+
+    @staticmethod
+    def from_named(
+        config: ServoConfig,
+        names: tuple[str, ...] | list[str],
+        fields: Mapping[str, npt.ArrayLike],
+        previous: 'ServoCommand | None' = None,
+    ) -> 'ServoCommand':
+        """Update ``previous`` (or the defaults) for the named joints.
+
+        Args:
+            config: the servo bank.
+            names: joints the values refer to, in order.
+            fields: a subset of ``COMMAND_FIELDS`` mapped to one value per name;
+                an empty sequence leaves the field as it was.
+            previous: the command to update; joints not named keep it.
+
+        Raises:
+            CommandError: unknown or repeated joint, wrong lengths, invalid values.
+        """
+        n = len(config.joints)
+        if len(set(names)) != len(names):
+            raise CommandError(f'joint names repeat: {list(names)}')
+        index = np.array([config.index(name) for name in names], dtype=int)
+        base = previous if previous is not None else ServoCommand(
+            *(np.full(n, COMMAND_DEFAULTS[name]) for name in COMMAND_FIELDS))
+        columns = {name: getattr(base, name).copy() for name in COMMAND_FIELDS}
+        for name, values in fields.items():
+            if name not in COMMAND_DEFAULTS:
+                raise CommandError(f'unknown command field {name!r}')
+            values = np.asarray(values, dtype=float).reshape(-1)
+            if values.size == 0:
+                continue
+            if values.size != index.size:
+                raise CommandError(
+                    f'{name} has {values.size} values for {index.size} joint names')
+            columns[name][index] = values
+        return ServoCommand(**columns)
+
+
+def servo_torque(
+    kp: np.ndarray,
+    kd: np.ndarray,
+    command: ServoCommand,
+    position: np.ndarray,
+    velocity: np.ndarray,
+) -> np.ndarray:
+    """Torque (N·m) the moteus law applies; NaN position disables its term."""
+    position_error = np.where(np.isnan(command.position), 0.0, command.position - position)
+    torque = (
+        command.feedforward_torque
+        + kp * command.kp_scale * position_error
+        + kd * command.kd_scale * (command.velocity - velocity)
+    )
+    return np.clip(torque, -command.maximum_torque, command.maximum_torque)
+
+
+@dataclass(frozen=True)
+class ServoObservation:
+    """What each servo reports: position, velocity, torque, temperature, voltage."""
+
+    position: np.ndarray
+    velocity: np.ndarray
+    torque: np.ndarray
+    temperature_c: np.ndarray
+    voltage_v: float
+    watchdog_tripped: bool
+
+
+@dataclass
+class ServoBank:
+    """A bank of servos: holds the last command, runs the law, watchdog and telemetry."""
+
+    config: ServoConfig
+    command: ServoCommand = field(init=False)
+    last_command_time_s: float | None = field(init=False, default=None)
+    watchdog_trips: int = field(init=False, default=0)
+    watchdog_tripped: bool = field(init=False, default=False)
+    torque: np.ndarray = field(init=False)
+    temperature_c: np.ndarray = field(init=False)
+    voltage_v: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget commands, cool down, and stop."""
+        n = len(self.config.joints)
+        self.command = ServoCommand.stop(n)
+        self.last_command_time_s = None
+        self.watchdog_tripped = False
+        self.torque = np.zeros(n)
+        self.temperature_c = np.full(n, self.config.ambient_temperature_c)
+        self.voltage_v = self.config.supply_voltage_v
+
+    def set_command(self, command: ServoCommand, time_s: float) -> None:
+        """Accept a validated command at ``time_s`` and feed the watchdog."""
+        if command.position.size != len(self.config.joints):
+            raise CommandError(
+                f'command is for {command.position.size} servos, '
+                f'bank has {len(self.config.joints)}')
+        self.command = command
+        self.last_command_time_s = time_s
+        self.watchdog_tripped = False
+
+    def compute_torque(
+        self, position: npt.ArrayLike, velocity: npt.ArrayLike, time_s: float
+    ) -> np.ndarray:
+        """Torque to apply now (N·m); zero before any command and after the watchdog trips."""
+        timeout = self.config.command_timeout_s
+        if self.last_command_time_s is None:
+            self.torque = np.zeros(len(self.config.joints))
+            return self.torque
+        if timeout > 0 and time_s - self.last_command_time_s > timeout:
+            if not self.watchdog_tripped:
+                self.watchdog_trips += 1
+                self.watchdog_tripped = True
+            self.torque = np.zeros(len(self.config.joints))
+            return self.torque
+        self.torque = servo_torque(
+            self.config.kp, self.config.kd, self.command,
+            np.asarray(position, float), np.asarray(velocity, float))
+        return self.torque
+
+    def update_telemetry(self, velocity: npt.ArrayLike, dt_s: float) -> None:
+        """Advance the thermal model and bus voltage by ``dt_s`` with the current torque."""
+        cfg = self.config
+        loss_w = cfg.copper_loss_w_per_nm2 * self.torque ** 2
+        target_c = cfg.ambient_temperature_c + cfg.thermal_resistance_k_per_w * loss_w
+        alpha = 1.0 - math.exp(-dt_s / cfg.thermal_time_constant_s)
+        self.temperature_c = self.temperature_c + alpha * (target_c - self.temperature_c)
+        mechanical_w = np.abs(self.torque * np.asarray(velocity, float))
+        current_a = (mechanical_w.sum() + loss_w.sum()) / cfg.supply_voltage_v
+        self.voltage_v = cfg.supply_voltage_v - cfg.supply_resistance_ohm * current_a
+
+    def observe(self, position: npt.ArrayLike, velocity: npt.ArrayLike) -> ServoObservation:
+        """Observation of every servo, as copies."""
+        return ServoObservation(
+            np.array(position, float), np.array(velocity, float), self.torque.copy(),
+            self.temperature_c.copy(), float(self.voltage_v), self.watchdog_tripped)

@@ -1,0 +1,168 @@
+"""Values shared by the backends, the core and the nodes.
+
+Every value is a frozen dataclass that checks shapes in ``__post_init__``.
+Frames follow REP-103; units are SI; quaternions are (w, x, y, z) as in MuJoCo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from grasp_monitor.core.errors import ConfigError
+
+
+def as_array(value: npt.ArrayLike, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """Return ``value`` as a read-only float array of ``shape`` (-1 = any length).
+
+    Raises:
+        ConfigError: if the shape does not match.
+    """
+    array = np.array(value, dtype=float)
+    if array.ndim != len(shape) or any(
+        want not in (-1, got) for want, got in zip(shape, array.shape)
+    ):
+        raise ConfigError(f'{name} must have shape {shape}, got {array.shape}')
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True)
+class JointStates:
+    """Joint positions (rad or m), velocities (rad/s or m/s) and efforts (N·m or N)."""
+
+    names: tuple[str, ...]
+    position: np.ndarray
+    velocity: np.ndarray
+    effort: np.ndarray
+    time_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        n = len(self.names)
+        object.__setattr__(self, 'names', tuple(self.names))
+        for field in ('position', 'velocity', 'effort'):
+            object.__setattr__(self, field, as_array(getattr(self, field), (n,), field))
+
+
+@dataclass(frozen=True)
+class BodyState:
+    """Pose and twist of a body in the world frame.
+
+    Attributes:
+        name: body name.
+        position_in_world: (3,) m.
+        quaternion_in_world: (4,) (w, x, y, z), body to world.
+        linear_velocity_in_world: (3,) m/s of the body origin.
+        angular_velocity_in_world: (3,) rad/s.
+        time_s: time of the sample, s.
+    """
+
+    name: str
+    position_in_world: np.ndarray
+    quaternion_in_world: np.ndarray
+    linear_velocity_in_world: np.ndarray
+    angular_velocity_in_world: np.ndarray
+    time_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        for field, shape in (
+            ('position_in_world', (3,)),
+            ('quaternion_in_world', (4,)),
+            ('linear_velocity_in_world', (3,)),
+            ('angular_velocity_in_world', (3,)),
+        ):
+            object.__setattr__(self, field, as_array(getattr(self, field), shape, field))
+
+
+@dataclass(frozen=True)
+class Contacts:
+    """K contacts in bulk, as the simulator reports them.
+
+    Attributes:
+        position_in_world: (K, 3) m, contact point.
+        frame_in_world: (K, 3, 3); rows are the contact normal (pointing from
+            geom1 to geom2) and the two tangents, MuJoCo's contact frame.
+        force_in_contact: (K, 3) N, the force geom1 exerts on geom2, in the
+            contact frame (normal, tangent1, tangent2); normal >= 0 pushes apart.
+        geom1, geom2: (K,) int geom ids.
+        body1, body2: (K,) int body ids of those geoms.
+        time_s: time of the sample, s.
+    """
+
+    position_in_world: np.ndarray
+    frame_in_world: np.ndarray
+    force_in_contact: np.ndarray
+    geom1: np.ndarray
+    geom2: np.ndarray
+    body1: np.ndarray
+    body2: np.ndarray
+    time_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        k = np.shape(self.position_in_world)[0] if np.ndim(self.position_in_world) else 0
+        for field, shape in (
+            ('position_in_world', (k, 3)),
+            ('frame_in_world', (k, 3, 3)),
+            ('force_in_contact', (k, 3)),
+        ):
+            object.__setattr__(self, field, as_array(getattr(self, field), shape, field))
+        for field in ('geom1', 'geom2', 'body1', 'body2'):
+            ids = np.array(getattr(self, field), dtype=np.int64).reshape(-1)
+            if ids.shape != (k,):
+                raise ConfigError(f'{field} must have shape ({k},), got {ids.shape}')
+            ids.setflags(write=False)
+            object.__setattr__(self, field, ids)
+
+    def __len__(self) -> int:
+        return int(self.position_in_world.shape[0])
+
+    @property
+    def force_in_world(self) -> np.ndarray:
+        """(K, 3) N, the force on geom2 in the world frame."""
+        return np.einsum('ki,kij->kj', self.force_in_contact, self.frame_in_world)
+
+    @staticmethod
+    def empty(time_s: float = 0.0) -> 'Contacts':
+        """No contacts."""
+        return Contacts(
+            np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)),
+            np.zeros(0, int), np.zeros(0, int), np.zeros(0, int), np.zeros(0, int),
+            time_s,
+        )
+
+
+GEOM_TYPES = ('plane', 'hfield', 'sphere', 'capsule', 'ellipsoid', 'cylinder', 'box', 'mesh')
+
+
+@dataclass(frozen=True)
+class GeomShape:
+    """A collision geom described without the simulator.
+
+    Attributes:
+        name: geom name ('' when unnamed).
+        geom_id: the simulator's id.
+        body: name of the body that owns it.
+        kind: one of GEOM_TYPES (MuJoCo's names).
+        size: (3,) MuJoCo size parameters: box half-extents; sphere radius;
+            capsule/cylinder radius, half-length; ellipsoid semi-axes.
+        position_in_body: (3,) m.
+        quaternion_in_body: (4,) (w, x, y, z).
+    """
+
+    name: str
+    geom_id: int
+    body: str
+    kind: str
+    size: np.ndarray
+    position_in_body: np.ndarray
+    quaternion_in_body: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.kind not in GEOM_TYPES:
+            raise ConfigError(f'geom kind {self.kind!r} is not one of {", ".join(GEOM_TYPES)}')
+        for field, shape in (
+            ('size', (3,)), ('position_in_body', (3,)), ('quaternion_in_body', (4,)),
+        ):
+            object.__setattr__(self, field, as_array(getattr(self, field), shape, field))
