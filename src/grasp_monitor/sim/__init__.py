@@ -1,0 +1,1 @@
+"""MuJoCo backend: scenes, stepping, contact extraction into core types."""
