@@ -10,7 +10,16 @@ class ConfigError(GraspMonitorError, ValueError):
 
 
 class CommandError(GraspMonitorError, ValueError):
-    """A command (servo, service request) is refused; the message says why."""
+    """A command (servo, service request) is refused; the message says why.
+
+    Attributes:
+        kind: a short category for counters ('wrong_length', 'unknown_joint',
+            'not_finite', 'out_of_range', ...).
+    """
+
+    def __init__(self, message: str, kind: str = 'invalid') -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class SimulationError(GraspMonitorError, RuntimeError):

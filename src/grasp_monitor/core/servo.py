@@ -55,11 +55,13 @@ class ServoConfig:
         supply_voltage_v: bus voltage with no load, V.
         supply_resistance_ohm: bus sag per ampere drawn, Ω.
         torque_constant_nm_per_a: motor torque per ampere, N·m/A.
+        maximum_torque: (N,) N·m, the limit a command that does not set one gets.
     """
 
     joints: tuple[str, ...]
     kp: np.ndarray
     kd: np.ndarray
+    maximum_torque: np.ndarray = COMMAND_DEFAULTS['maximum_torque']  # type: ignore[assignment]
     command_timeout_s: float = 0.25
     ambient_temperature_c: float = 25.0
     thermal_resistance_k_per_w: float = 2.0
@@ -76,7 +78,7 @@ class ServoConfig:
         if len(set(joints)) != len(joints):
             raise ConfigError(f'joints must be unique, got {list(joints)}')
         object.__setattr__(self, 'joints', joints)
-        for name in ('kp', 'kd'):
+        for name in ('kp', 'kd', 'maximum_torque'):
             try:
                 gains = _per_joint(getattr(self, name), len(joints), name)
             except ValueError:
@@ -101,7 +103,8 @@ class ServoConfig:
             return self.joints.index(joint)
         except ValueError:
             raise CommandError(
-                f'unknown joint {joint!r}; valid joints: {", ".join(self.joints)}') from None
+                f'unknown joint {joint!r}; valid joints: {", ".join(self.joints)}',
+                'unknown_joint') from None
 
 
 @dataclass(frozen=True)
@@ -128,21 +131,23 @@ class ServoCommand:
         for name in COMMAND_FIELDS:
             array = np.array(getattr(self, name), dtype=float).reshape(-1)
             if array.shape != (n,):
-                raise CommandError(f'{name} has {array.size} values, expected {n}')
+                raise CommandError(f'{name} has {array.size} values, expected {n}', 'wrong_length')
             array.setflags(write=False)
             object.__setattr__(self, name, array)
         if np.any(np.isinf(self.position)):
-            raise CommandError('position must be finite or NaN (NaN disables it)')
+            raise CommandError('position must be finite or NaN (NaN disables it)', 'not_finite')
         for name in COMMAND_FIELDS[1:]:
             if not np.all(np.isfinite(getattr(self, name))):
-                raise CommandError(f'{name} must be finite, got {getattr(self, name).tolist()}')
+                raise CommandError(
+                    f'{name} must be finite, got {getattr(self, name).tolist()}', 'not_finite')
         for name in ('kp_scale', 'kd_scale'):
             values = getattr(self, name)
             if np.any((values < 0) | (values > 1)):
-                raise CommandError(f'{name} must be in [0, 1], got {values.tolist()}')
+                raise CommandError(
+                    f'{name} must be in [0, 1], got {values.tolist()}', 'out_of_range')
         if np.any(self.maximum_torque < 0):
             raise CommandError(
-                f'maximum_torque must be >= 0, got {self.maximum_torque.tolist()}')
+                f'maximum_torque must be >= 0, got {self.maximum_torque.tolist()}', 'out_of_range')
 
     @staticmethod
     def stop(n: int) -> 'ServoCommand':
@@ -162,7 +167,7 @@ class ServoCommand:
             raise CommandError(
                 f'expected {n} rows of {len(COMMAND_FIELDS)} values '
                 f'({", ".join(COMMAND_FIELDS)}) = {n * len(COMMAND_FIELDS)} values, '
-                f'got {flat.size}')
+                f'got {flat.size}', 'wrong_length')
         table = flat.reshape(n, len(COMMAND_FIELDS))
         return ServoCommand(*(table[:, i] for i in range(len(COMMAND_FIELDS))))
 
@@ -187,20 +192,21 @@ class ServoCommand:
         """
         n = len(config.joints)
         if len(set(names)) != len(names):
-            raise CommandError(f'joint names repeat: {list(names)}')
+            raise CommandError(f'joint names repeat: {list(names)}', 'unknown_joint')
         index = np.array([config.index(name) for name in names], dtype=int)
         base = previous if previous is not None else ServoCommand(
-            *(np.full(n, COMMAND_DEFAULTS[name]) for name in COMMAND_FIELDS))
+            *(config.maximum_torque if name == 'maximum_torque'
+              else np.full(n, COMMAND_DEFAULTS[name]) for name in COMMAND_FIELDS))
         columns = {name: getattr(base, name).copy() for name in COMMAND_FIELDS}
         for name, values in fields.items():
             if name not in COMMAND_DEFAULTS:
-                raise CommandError(f'unknown command field {name!r}')
+                raise CommandError(f'unknown command field {name!r}', 'invalid')
             values = np.asarray(values, dtype=float).reshape(-1)
             if values.size == 0:
                 continue
             if values.size != index.size:
                 raise CommandError(
-                    f'{name} has {values.size} values for {index.size} joint names')
+                    f'{name} has {values.size} values for {index.size} joint names', 'wrong_length')
             columns[name][index] = values
         return ServoCommand(**columns)
 
@@ -240,6 +246,7 @@ class ServoBank:
 
     config: ServoConfig
     command: ServoCommand = field(init=False)
+    received: ServoCommand | None = field(init=False, default=None)
     last_command_time_s: float | None = field(init=False, default=None)
     watchdog_trips: int = field(init=False, default=0)
     watchdog_tripped: bool = field(init=False, default=False)
@@ -253,7 +260,9 @@ class ServoBank:
     def reset(self) -> None:
         """Forget commands, cool down, and stop."""
         n = len(self.config.joints)
-        self.command = ServoCommand.stop(n)
+        self._stop = ServoCommand.stop(n)
+        self.command = self._stop
+        self.received = None
         self.last_command_time_s = None
         self.watchdog_tripped = False
         self.torque = np.zeros(n)
@@ -265,29 +274,39 @@ class ServoBank:
         if command.position.size != len(self.config.joints):
             raise CommandError(
                 f'command is for {command.position.size} servos, '
-                f'bank has {len(self.config.joints)}')
-        self.command = command
+                f'bank has {len(self.config.joints)}', 'wrong_length')
+        self.command = self.received = command
         self.last_command_time_s = time_s
         self.watchdog_tripped = False
 
-    def compute_torque(
-        self, position: npt.ArrayLike, velocity: npt.ArrayLike, time_s: float
-    ) -> np.ndarray:
-        """Torque to apply now (N·m); zero before any command and after the watchdog trips."""
-        timeout = self.config.command_timeout_s
+    def active_command(self, time_s: float) -> ServoCommand:
+        """The command in force at ``time_s``.
+
+        A stop (no torque) before any command and once the watchdog has tripped;
+        the same object is returned until the command changes.
+        """
         if self.last_command_time_s is None:
-            self.torque = np.zeros(len(self.config.joints))
-            return self.torque
+            return self._stop
+        timeout = self.config.command_timeout_s
         if timeout > 0 and time_s - self.last_command_time_s > timeout:
             if not self.watchdog_tripped:
                 self.watchdog_trips += 1
                 self.watchdog_tripped = True
-            self.torque = np.zeros(len(self.config.joints))
-            return self.torque
+            return self._stop
+        return self.command
+
+    def compute_torque(
+        self, position: npt.ArrayLike, velocity: npt.ArrayLike, time_s: float
+    ) -> np.ndarray:
+        """Torque to apply now (N·m) under the active command."""
         self.torque = servo_torque(
-            self.config.kp, self.config.kd, self.command,
+            self.config.kp, self.config.kd, self.active_command(time_s),
             np.asarray(position, float), np.asarray(velocity, float))
         return self.torque
+
+    def set_torque(self, torque: npt.ArrayLike) -> None:
+        """Record the torque a backend applied itself (for telemetry)."""
+        self.torque = np.array(torque, float)
 
     def update_telemetry(self, velocity: npt.ArrayLike, dt_s: float) -> None:
         """Advance the thermal model and bus voltage by ``dt_s`` with the current torque."""

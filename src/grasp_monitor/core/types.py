@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.rotations import quat_to_matrix
 
 
 def as_array(value: npt.ArrayLike, shape: tuple[int, ...], name: str) -> np.ndarray:
@@ -74,6 +75,39 @@ class BodyState:
             ('angular_velocity_in_world', (3,)),
         ):
             object.__setattr__(self, field, as_array(getattr(self, field), shape, field))
+
+
+@dataclass(frozen=True)
+class BodyArrays:
+    """Poses and twists of several bodies, stacked (world frame).
+
+    Attributes:
+        names: body names.
+        position: (B, 3) m.
+        quaternion: (B, 4) (w, x, y, z).
+        linear_velocity: (B, 3) m/s of each body origin.
+        angular_velocity: (B, 3) rad/s.
+        time_s: sample time, s.
+    """
+
+    names: tuple[str, ...]
+    position: np.ndarray
+    quaternion: np.ndarray
+    linear_velocity: np.ndarray
+    angular_velocity: np.ndarray
+    time_s: float
+
+    def twist_in_body(self) -> tuple[np.ndarray, np.ndarray]:
+        """Linear and angular velocities (B, 3) expressed in each body's own frame."""
+        to_body = quat_to_matrix(self.quaternion)
+        return (np.einsum('bji,bj->bi', to_body, self.linear_velocity),
+                np.einsum('bji,bj->bi', to_body, self.angular_velocity))
+
+    def state(self, index: int) -> BodyState:
+        """The ``index``-th body as a BodyState."""
+        return BodyState(
+            self.names[index], self.position[index], self.quaternion[index],
+            self.linear_velocity[index], self.angular_velocity[index], self.time_s)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,219 @@
+"""The MuJoCo backend: the one owner of ``MjModel`` and ``MjData``.
+
+Servo commands become MuJoCo actuator parameters: each actuated joint has an
+affine actuator whose force is ``ctrl + bias1 * q + bias2 * qdot`` clamped to
+the force range, which is the moteus law exactly when ``ctrl = tau_ff +
+kp' * q* + kd' * qdot*``, ``bias1 = -kp'``, ``bias2 = -kd'`` (kp' = kp·kp_scale).
+MuJoCo then applies the law inside every step (implicitly for the damping
+term), so stepping needs no Python per physics step and can use ``nstep``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import mujoco
+import numpy as np
+
+from grasp_monitor.core.errors import ConfigError, SimulationError
+from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
+from grasp_monitor.core.types import BodyArrays, Contacts, JointStates
+from grasp_monitor.sim.scene import Scene
+
+_log = logging.getLogger(__name__)
+
+
+def _resolve(model: mujoco.MjModel, kind: mujoco.mjtObj, names: tuple[str, ...],
+             what: str) -> np.ndarray:
+    """Ids of ``names``; an unknown name raises, listing the valid ones."""
+    count = {
+        mujoco.mjtObj.mjOBJ_BODY: model.nbody,
+        mujoco.mjtObj.mjOBJ_JOINT: model.njnt,
+        mujoco.mjtObj.mjOBJ_ACTUATOR: model.nu,
+    }[kind]
+    ids = []
+    for name in names:
+        index = mujoco.mj_name2id(model, kind, name)
+        if index < 0:
+            valid = [mujoco.mj_id2name(model, kind, i) for i in range(count)]
+            raise ConfigError(
+                f'unknown {what} {name!r}; valid: {", ".join(v for v in valid if v)}')
+        ids.append(index)
+    return np.array(ids, dtype=np.int64)
+
+
+class Simulator:
+    """Steps a scene with its servos and hands out copies of its state.
+
+    Args:
+        scene: the generated scenario.
+        command_timeout_s: servo watchdog; 0 disables it.
+    """
+
+    def __init__(self, scene: Scene, command_timeout_s: float = 0.25) -> None:
+        self.scene = scene
+        try:
+            self.model = mujoco.MjModel.from_xml_string(scene.mjcf)
+        except ValueError as error:
+            raise ConfigError(f'scenario {scene.name} does not compile: {error}') from None
+        self.data = mujoco.MjData(self.model)
+        model = self.model
+        joint_ids = _resolve(model, mujoco.mjtObj.mjOBJ_JOINT, scene.joints, 'joint')
+        self._qpos_adr = model.jnt_qposadr[joint_ids].copy()
+        self._dof_adr = model.jnt_dofadr[joint_ids].copy()
+        self._actuator_ids = _resolve(
+            model, mujoco.mjtObj.mjOBJ_ACTUATOR, scene.joints, 'actuator')
+        tracked = tuple(dict.fromkeys(scene.objects + scene.pads))
+        self.tracked_bodies = tracked
+        self._tracked_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, tracked, 'body')
+        self._robot_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, scene.robot_bodies, 'body')
+        self._base_id = int(_resolve(model, mujoco.mjtObj.mjOBJ_BODY, (scene.base_body,),
+                                     'body')[0])
+        self.servos = ServoBank(ServoConfig(
+            scene.joints, scene.kp, scene.kd, scene.maximum_torque,
+            command_timeout_s=command_timeout_s))
+        # Every actuator of a joint becomes the servo law (affine bias, force-limited).
+        model.actuator_gaintype[self._actuator_ids] = mujoco.mjtGain.mjGAIN_FIXED
+        model.actuator_gainprm[self._actuator_ids, :] = 0.0
+        model.actuator_gainprm[self._actuator_ids, 0] = 1.0
+        model.actuator_biastype[self._actuator_ids] = mujoco.mjtBias.mjBIAS_AFFINE
+        model.actuator_forcelimited[self._actuator_ids] = 1
+        model.actuator_ctrllimited[self._actuator_ids] = 0
+        self._velocity_buffer = np.zeros(6)
+        self._applied: ServoCommand | None = None
+        self._external_force_body = -1
+        self.diverged = False
+        self.reset()
+
+    # -- time and control -------------------------------------------------------------
+    @property
+    def time_s(self) -> float:
+        """Simulated time, s."""
+        return float(self.data.time)
+
+    @property
+    def timestep_s(self) -> float:
+        """Physics step, s."""
+        return float(self.model.opt.timestep)
+
+    def reset(self) -> None:
+        """Back to the scene's first keyframe (or the model's rest pose); servos stop."""
+        if self.model.nkey > 0:
+            mujoco.mj_resetDataKeyframe(self.model, self.data, 0)
+        else:
+            mujoco.mj_resetData(self.model, self.data)
+        self.servos.reset()
+        self._applied = None
+        self.diverged = False
+        self._apply(self.servos.active_command(self.time_s))
+        mujoco.mj_forward(self.model, self.data)
+
+    def set_command(self, command: ServoCommand) -> None:
+        """Accept a validated command now (it feeds the watchdog)."""
+        self.servos.set_command(command, self.time_s)
+
+    def _apply(self, command: ServoCommand) -> None:
+        if command is self._applied:
+            return
+        kp = self.servos.config.kp * command.kp_scale
+        kd = self.servos.config.kd * command.kd_scale
+        has_position = ~np.isnan(command.position)
+        kp = np.where(has_position, kp, 0.0)
+        target = np.where(has_position, command.position, 0.0)
+        ids = self._actuator_ids
+        self.model.actuator_biasprm[ids, 0] = 0.0
+        self.model.actuator_biasprm[ids, 1] = -kp
+        self.model.actuator_biasprm[ids, 2] = -kd
+        self.model.actuator_forcerange[ids, 0] = -command.maximum_torque
+        self.model.actuator_forcerange[ids, 1] = command.maximum_torque
+        self.data.ctrl[ids] = command.feedforward_torque + kp * target + kd * command.velocity
+        self._applied = command
+
+    def step(self, nstep: int = 1) -> bool:
+        """Advance ``nstep`` physics steps under the active command.
+
+        The watchdog and the scene's own drive are evaluated once per call, so
+        call it at the control rate. Returns False (and sets ``diverged``) when
+        the state became non-finite or MuJoCo had to reset unstable accelerations.
+        """
+        if self.scene.drive is not None and self.servos.last_command_time_s is None:
+            self._apply(self.scene.drive(self.time_s))
+        else:
+            self._apply(self.servos.active_command(self.time_s))
+        warnings_before = int(self.data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+        previous_time = self.time_s
+        mujoco.mj_step(self.model, self.data, nstep=nstep)
+        self.servos.set_torque(self.data.actuator_force[self._actuator_ids])
+        self.servos.update_telemetry(
+            self.data.qvel[self._dof_adr], self.time_s - previous_time)
+        unstable = int(self.data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+        if unstable > warnings_before or not (
+                np.all(np.isfinite(self.data.qpos)) and np.all(np.isfinite(self.data.qvel))):
+            if not self.diverged:
+                _log.error('simulation diverged at t=%.4f s', previous_time)
+            self.diverged = True
+        return not self.diverged
+
+    def check(self) -> None:
+        """Raise SimulationError if the simulation diverged."""
+        if self.diverged:
+            raise SimulationError(f'scenario {self.scene.name} diverged')
+
+    # -- external force test ----------------------------------------------------------
+    def set_external_force(self, body: str, force_in_world: np.ndarray) -> None:
+        """Apply a force (N, world frame) at the COM of ``body`` until cleared."""
+        body_id = int(_resolve(self.model, mujoco.mjtObj.mjOBJ_BODY, (body,), 'body')[0])
+        self.clear_external_force()
+        self.data.xfrc_applied[body_id, :3] = force_in_world
+        self._external_force_body = body_id
+
+    def clear_external_force(self) -> None:
+        """Remove the external force, if any."""
+        if self._external_force_body >= 0:
+            self.data.xfrc_applied[self._external_force_body] = 0.0
+            self._external_force_body = -1
+
+    # -- state, as copies -------------------------------------------------------------
+    def joint_states(self) -> JointStates:
+        """Actuated joints: position, velocity, applied effort (servo torque or force)."""
+        return JointStates(
+            self.scene.joints,
+            self.data.qpos[self._qpos_adr].copy(),
+            self.data.qvel[self._dof_adr].copy(),
+            self.data.actuator_force[self._actuator_ids].copy(),
+            self.time_s)
+
+    def servo_observation(self) -> ServoObservation:
+        """Servo telemetry of every actuated joint."""
+        return self.servos.observe(
+            self.data.qpos[self._qpos_adr], self.data.qvel[self._dof_adr])
+
+    def body_arrays(self) -> BodyArrays:
+        """World poses and twists of the objects and pads (``tracked_bodies``)."""
+        ids = self._tracked_ids
+        linear = np.empty((ids.size, 3))
+        angular = np.empty((ids.size, 3))
+        for row, body_id in enumerate(ids):
+            # mj_objectVelocity gives [angular, linear] of the body origin, world frame.
+            mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY,
+                                     int(body_id), self._velocity_buffer, 0)
+            angular[row] = self._velocity_buffer[:3]
+            linear[row] = self._velocity_buffer[3:]
+        return BodyArrays(
+            self.tracked_bodies, self.data.xpos[ids].copy(), self.data.xquat[ids].copy(),
+            linear, angular, self.time_s)
+
+    def body_mass_kg(self, body: str) -> float:
+        """Mass of one body, kg."""
+        body_id = _resolve(self.model, mujoco.mjtObj.mjOBJ_BODY, (body,), 'body')[0]
+        return float(self.model.body_mass[body_id])
+
+    def robot_distances_m(self) -> np.ndarray:
+        """Distance of each robot body from the base body, m (NaN where the state is NaN)."""
+        base = self.data.xpos[self._base_id]
+        return np.linalg.norm(self.data.xpos[self._robot_ids] - base, axis=1)
+
+    def contacts(self) -> Contacts:
+        """Every active contact, in bulk."""
+        from grasp_monitor.sim.contacts import extract_contacts
+        return extract_contacts(self.model, self.data, self.time_s)

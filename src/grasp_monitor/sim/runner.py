@@ -1,0 +1,122 @@
+"""A paced stepping loop shared by the ``mujoco_sim`` node and the offline command."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.sim.backend import Simulator
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How a simulation is paced.
+
+    Attributes:
+        publish_rate_hz: ticks per simulated second; each tick steps the physics
+            ``round(1 / (publish_rate_hz * timestep))`` times and calls back.
+        real_time_factor: simulated seconds per wall second; 0 runs as fast as possible.
+    """
+
+    publish_rate_hz: float = 500.0
+    real_time_factor: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.publish_rate_hz <= 10000:
+            raise ConfigError(
+                f'publish_rate_hz must be in (0, 10000], got {self.publish_rate_hz}')
+        if not 0 <= self.real_time_factor <= 1000:
+            raise ConfigError(
+                f'real_time_factor must be in [0, 1000] (0 = as fast as possible), '
+                f'got {self.real_time_factor}')
+
+    def steps_per_tick(self, timestep_s: float) -> int:
+        """Physics steps between two ticks (at least one)."""
+        return max(1, round(1.0 / (self.publish_rate_hz * timestep_s)))
+
+
+class SimRunner:
+    """Steps a Simulator tick by tick, paced against the wall clock.
+
+    Pacing never lets simulated time run ahead of ``real_time_factor`` × wall
+    time: before each tick it waits until the wall clock has reached the time
+    the tick will end at. Pausing, resetting and commanding are safe from other
+    threads (they take ``lock``).
+
+    Args:
+        sim: the simulator.
+        config: pacing.
+        on_tick: called after every tick, with the lock held.
+    """
+
+    def __init__(self, sim: Simulator, config: RunConfig,
+                 on_tick: Callable[[Simulator], None] | None = None) -> None:
+        self.sim = sim
+        self.config = config
+        self.on_tick = on_tick
+        self.steps_per_tick = config.steps_per_tick(sim.timestep_s)
+        self.lock = threading.RLock()
+        self.ticks = 0
+        self._paused = threading.Event()
+        self._stop = threading.Event()
+        self._rebase = True
+        self._wall0 = 0.0
+        self._sim0 = 0.0
+
+    @property
+    def paused(self) -> bool:
+        """Whether stepping is suspended."""
+        return self._paused.is_set()
+
+    def set_paused(self, paused: bool) -> None:
+        """Suspend or resume stepping; pacing restarts from now on resume."""
+        if paused:
+            self._paused.set()
+        else:
+            self._rebase = True
+            self._paused.clear()
+
+    def reset(self) -> None:
+        """Reset the simulation; pacing restarts from now."""
+        with self.lock:
+            self.sim.reset()
+            self._rebase = True
+
+    def stop(self) -> None:
+        """Make ``run`` return after the current tick."""
+        self._stop.set()
+
+    def tick(self) -> bool:
+        """One tick: step and call back. Returns False when the simulation diverged."""
+        with self.lock:
+            ok = self.sim.step(self.steps_per_tick)
+            self.ticks += 1
+            if self.on_tick is not None:
+                self.on_tick(self.sim)
+        return ok
+
+    def run(self, duration_s: float | None = None) -> None:
+        """Tick until ``stop()``, or until ``duration_s`` of simulated time has passed."""
+        rtf = self.config.real_time_factor
+        end_s = None if duration_s is None else self.sim.time_s + duration_s
+        tick_s = self.steps_per_tick * self.sim.timestep_s
+        while not self._stop.is_set():
+            if self._paused.is_set():
+                self._stop.wait(0.01)
+                continue
+            if end_s is not None and self.sim.time_s >= end_s - 0.5 * self.sim.timestep_s:
+                return
+            if rtf > 0:
+                if self._rebase:
+                    self._wall0, self._sim0, self._rebase = (
+                        time.monotonic(), self.sim.time_s, False)
+                due = self._wall0 + (self.sim.time_s + tick_s - self._sim0) / rtf
+                delay = due - time.monotonic()
+                if delay > 0:
+                    self._stop.wait(delay)
+                    if self._stop.is_set() or self._paused.is_set():
+                        continue
+            self.tick()
