@@ -1,0 +1,1 @@
+"""rclpy nodes: thin adapters between ROS and the core."""

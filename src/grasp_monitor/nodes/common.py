@@ -1,0 +1,45 @@
+"""What every node's process does the same way: QoS, spinning, exit codes."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+from grasp_monitor.core.errors import GraspMonitorError
+
+
+def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
+    """QoS of sensor streams: reliable by default, best effort on request."""
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST, depth=depth,
+        reliability=ReliabilityPolicy.BEST_EFFORT if best_effort
+        else ReliabilityPolicy.RELIABLE)
+
+
+def run_node(factory: Callable[[], Node], args: list[str] | None = None) -> int:
+    """Create the node, spin it until shutdown, clean up; works on Humble to Kilted.
+
+    A configuration error exits with status 2 and the reason on stderr.
+    """
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = factory()
+        executor = MultiThreadedExecutor(num_threads=2)
+        executor.add_node(node)
+        executor.spin()
+    except GraspMonitorError as error:
+        print(f'error: {error}', file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
