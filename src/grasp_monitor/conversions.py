@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Mapping
 
-import numpy as np
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
-from nav_msgs.msg import Odometry
-from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
-
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.rotations import rotate
 from grasp_monitor.core.servo import ServoCommand, ServoConfig
 from grasp_monitor.core.types import BodyArrays, BodyState, JointStates
+from nav_msgs.msg import Odometry
+import numpy as np
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
 
 #: DiagnosticStatus levels by name.
 LEVELS = {
@@ -25,23 +24,23 @@ LEVELS = {
 
 
 def time_to_msg(time_s: float) -> Time:
-    """Seconds to builtin_interfaces/Time (rounded to the nanosecond)."""
+    """Convert seconds to builtin_interfaces/Time (rounded to the nanosecond)."""
     nanoseconds = int(round(time_s * 1e9))
     return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
 
 
 def time_from_msg(stamp: Time) -> float:
-    """builtin_interfaces/Time to seconds."""
+    """Convert builtin_interfaces/Time to seconds."""
     return stamp.sec + stamp.nanosec * 1e-9
 
 
 def clock_to_msg(time_s: float) -> Clock:
-    """Simulated time to rosgraph_msgs/Clock."""
+    """Convert simulated time to rosgraph_msgs/Clock."""
     return Clock(clock=time_to_msg(time_s))
 
 
 def joint_state_to_msg(states: JointStates) -> JointState:
-    """JointStates to sensor_msgs/JointState, stamped with the sample time."""
+    """Convert JointStates to sensor_msgs/JointState, stamped with the sample time."""
     msg = JointState()
     msg.header.stamp = time_to_msg(states.time_s)
     msg.name = list(states.names)
@@ -52,7 +51,7 @@ def joint_state_to_msg(states: JointStates) -> JointState:
 
 
 def joint_state_from_msg(msg: JointState) -> JointStates:
-    """sensor_msgs/JointState to JointStates; missing arrays become NaN."""
+    """Convert sensor_msgs/JointState to JointStates; missing arrays become NaN."""
     n = len(msg.name)
 
     def column(values: object) -> np.ndarray:
@@ -66,7 +65,7 @@ def joint_state_from_msg(msg: JointState) -> JointStates:
 def servo_command_from_joint_state(
     msg: JointState, config: ServoConfig, previous: ServoCommand | None
 ) -> ServoCommand:
-    """A servo command from JointState (position θ*, velocity θ̇*, effort τ_ff).
+    """Build a servo command from JointState (position θ*, velocity θ̇*, effort τ_ff).
 
     Joints not named keep ``previous``; an empty array leaves its field as it was.
     NaN position disables position feedback; kp/kd scales and maximum torque keep
@@ -85,7 +84,7 @@ def servo_command_from_joint_state(
 
 
 def servo_command_from_multiarray(msg: Float64MultiArray, joints: int) -> ServoCommand:
-    """A full servo command: rows = joints, columns = the six command fields.
+    """Build a full servo command: rows = joints, columns = the six command fields.
 
     Raises:
         CommandError: wrong size or invalid values.
@@ -94,7 +93,7 @@ def servo_command_from_multiarray(msg: Float64MultiArray, joints: int) -> ServoC
 
 
 def odometry_from_body_arrays(bodies: BodyArrays, frame_id: str = 'world') -> list[Odometry]:
-    """One nav_msgs/Odometry per body: pose in ``frame_id``, twist in the body frame (REP-105)."""
+    """Build one nav_msgs/Odometry per body: pose in ``frame_id``, twist in the body frame."""
     stamp = time_to_msg(bodies.time_s)
     linear, angular = bodies.twist_in_body()
     messages = []
@@ -115,7 +114,7 @@ def odometry_from_body_arrays(bodies: BodyArrays, frame_id: str = 'world') -> li
 
 
 def body_state_from_odometry(msg: Odometry) -> BodyState:
-    """nav_msgs/Odometry (twist in the child frame) to BodyState (twist in the world)."""
+    """Convert nav_msgs/Odometry (child-frame twist) to BodyState (world twist)."""
     p = msg.pose.pose.position
     o = msg.pose.pose.orientation
     quaternion = np.array([o.w, o.x, o.y, o.z])
@@ -130,7 +129,7 @@ def body_state_from_odometry(msg: Odometry) -> BodyState:
 def diagnostic_status(
     name: str, level: str, message: str, values: Mapping[str, object], hardware_id: str = ''
 ) -> DiagnosticStatus:
-    """A DiagnosticStatus with ``values`` as key/value strings."""
+    """Build a DiagnosticStatus with ``values`` as key/value strings."""
     return DiagnosticStatus(
         level=LEVELS[level], name=name, message=message, hardware_id=hardware_id,
         values=[KeyValue(key=str(k), value=str(v)) for k, v in values.items()])

@@ -8,14 +8,13 @@ configuration; commands only scale them.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 from typing import Mapping
 
+from grasp_monitor.core.errors import CommandError, ConfigError
 import numpy as np
 import numpy.typing as npt
-
-from grasp_monitor.core.errors import CommandError, ConfigError
 
 #: Columns of a full command row, in the order of ``servo_commands/full``.
 COMMAND_FIELDS = (
@@ -151,7 +150,7 @@ class ServoCommand:
 
     @staticmethod
     def stop(n: int) -> 'ServoCommand':
-        """A command that applies no torque to ``n`` servos."""
+        """Return a command that applies no torque to ``n`` servos."""
         return ServoCommand(
             np.full(n, np.nan), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))
 
@@ -206,7 +205,8 @@ class ServoCommand:
                 continue
             if values.size != index.size:
                 raise CommandError(
-                    f'{name} has {values.size} values for {index.size} joint names', 'wrong_length')
+                    f'{name} has {values.size} values for {index.size} joint names',
+                    'wrong_length')
             columns[name][index] = values
         return ServoCommand(**columns)
 
@@ -218,7 +218,7 @@ def servo_torque(
     position: np.ndarray,
     velocity: np.ndarray,
 ) -> np.ndarray:
-    """Torque (N·m) the moteus law applies; NaN position disables its term."""
+    """Return the torque (N·m) of the moteus law; NaN position disables its term."""
     position_error = np.where(np.isnan(command.position), 0.0, command.position - position)
     torque = (
         command.feedforward_torque
@@ -280,7 +280,7 @@ class ServoBank:
         self.watchdog_tripped = False
 
     def active_command(self, time_s: float) -> ServoCommand:
-        """The command in force at ``time_s``.
+        """Return the command in force at ``time_s``.
 
         A stop (no torque) before any command and once the watchdog has tripped;
         the same object is returned until the command changes.
@@ -298,7 +298,7 @@ class ServoBank:
     def compute_torque(
         self, position: npt.ArrayLike, velocity: npt.ArrayLike, time_s: float
     ) -> np.ndarray:
-        """Torque to apply now (N·m) under the active command."""
+        """Return the torque to apply now (N·m) under the active command."""
         self.torque = servo_torque(
             self.config.kp, self.config.kd, self.active_command(time_s),
             np.asarray(position, float), np.asarray(velocity, float))
@@ -320,7 +320,7 @@ class ServoBank:
         self.voltage_v = cfg.supply_voltage_v - cfg.supply_resistance_ohm * current_a
 
     def observe(self, position: npt.ArrayLike, velocity: npt.ArrayLike) -> ServoObservation:
-        """Observation of every servo, as copies."""
+        """Return the observation of every servo, as copies."""
         return ServoObservation(
             np.array(position, float), np.array(velocity, float), self.torque.copy(),
             self.temperature_c.copy(), float(self.voltage_v), self.watchdog_tripped)

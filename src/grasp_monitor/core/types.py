@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
-
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_to_matrix
+import numpy as np
+import numpy.typing as npt
 
 
 def as_array(value: npt.ArrayLike, shape: tuple[int, ...], name: str) -> np.ndarray:
@@ -98,13 +97,13 @@ class BodyArrays:
     time_s: float
 
     def twist_in_body(self) -> tuple[np.ndarray, np.ndarray]:
-        """Linear and angular velocities (B, 3) expressed in each body's own frame."""
+        """Return linear and angular velocities (B, 3) in each body's own frame."""
         to_body = quat_to_matrix(self.quaternion)
         return (np.einsum('bji,bj->bi', to_body, self.linear_velocity),
                 np.einsum('bji,bj->bi', to_body, self.angular_velocity))
 
     def state(self, index: int) -> BodyState:
-        """The ``index``-th body as a BodyState."""
+        """Return the ``index``-th body as a BodyState."""
         return BodyState(
             self.names[index], self.position[index], self.quaternion[index],
             self.linear_velocity[index], self.angular_velocity[index], self.time_s)
@@ -159,7 +158,7 @@ class Contacts:
 
     @staticmethod
     def empty(time_s: float = 0.0) -> 'Contacts':
-        """No contacts."""
+        """Return an empty set of contacts."""
         return Contacts(
             np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)),
             np.zeros(0, int), np.zeros(0, int), np.zeros(0, int), np.zeros(0, int),

@@ -5,16 +5,15 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
+from grasp_monitor.core.errors import GraspMonitorError
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from grasp_monitor.core.errors import GraspMonitorError
-
 
 def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
-    """QoS of sensor streams: reliable by default, best effort on request."""
+    """Return the QoS of sensor streams: reliable by default, best effort on request."""
     return QoSProfile(
         history=HistoryPolicy.KEEP_LAST, depth=depth,
         reliability=ReliabilityPolicy.BEST_EFFORT if best_effort
@@ -22,7 +21,7 @@ def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
 
 
 def run_node(factory: Callable[[], Node], args: list[str] | None = None) -> int:
-    """Create the node, spin it until shutdown, clean up; works on Humble to Kilted.
+    """Create the node, spin it until shutdown and clean up (Humble to Kilted).
 
     A configuration error exits with status 2 and the reason on stderr.
     """

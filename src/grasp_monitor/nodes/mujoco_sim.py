@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
+import threading
 
+from diagnostic_msgs.msg import DiagnosticArray
+from grasp_monitor import conversions
+from grasp_monitor.core.errors import CommandError
+from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.runner import RunConfig, SimRunner
+from grasp_monitor.sim.scene import CONES, SOLVERS
+from grasp_monitor.sim.scenes import build_scene, SCENARIOS
+from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
+from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
-from diagnostic_msgs.msg import DiagnosticArray
-from nav_msgs.msg import Odometry
-
-from grasp_monitor import conversions
-from grasp_monitor.core.errors import CommandError
-from grasp_monitor.nodes.common import run_node, sensor_qos
-from grasp_monitor.nodes.params import COMMON, ParamSpec, choice_checker, declare
-from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.runner import RunConfig, SimRunner
-from grasp_monitor.sim.scene import CONES, SOLVERS
-from grasp_monitor.sim.scenes import SCENARIOS, build_scene
-from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
 
 PARAMETERS = COMMON + (
     ParamSpec('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,

@@ -9,12 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from grasp_monitor.core.errors import ConfigError
 from rcl_interfaces.msg import (
     FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult,
 )
 from rclpy.node import Node
-
-from grasp_monitor.core.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -31,14 +30,14 @@ class ParamSpec:
 
     @property
     def type_name(self) -> str:
-        """The ROS parameter type, for documentation."""
+        """Return the ROS parameter type, for documentation."""
         kinds = {bool: 'bool', int: 'integer', float: 'double', str: 'string'}
         if isinstance(self.default, (list, tuple)):
             return 'string_array'
         return kinds[type(self.default)]
 
     def descriptor(self) -> ParameterDescriptor:
-        """The ParameterDescriptor rclpy enforces on declare and on set."""
+        """Return the ParameterDescriptor rclpy enforces on declare and on set."""
         descriptor = ParameterDescriptor(
             description=self.description, read_only=self.read_only)
         if self.choices:
@@ -81,7 +80,7 @@ def declare(node: Node, specs: Sequence[ParamSpec]) -> dict[str, Any]:
 
 
 def choice_checker(specs: Sequence[ParamSpec]):
-    """An on-set callback that refuses invalid choices with the reason."""
+    """Return an on-set callback that refuses invalid choices with the reason."""
     by_name = {spec.name: spec for spec in specs}
 
     def callback(parameters: list) -> SetParametersResult:

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import logging
 
-import mujoco
-import numpy as np
-
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.types import BodyArrays, Contacts, JointStates
-from grasp_monitor.sim.scene import Scene
+from grasp_monitor.sim.scene import Drive, Scene
+import mujoco
+import numpy as np
 
 _log = logging.getLogger(__name__)
+_INSTABILITY_WARNINGS = (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL,
+                         mujoco.mjtWarning.mjWARN_BADQACC)
 
 
 def _resolve(model: mujoco.MjModel, kind: mujoco.mjtObj, names: tuple[str, ...],
@@ -48,10 +49,14 @@ class Simulator:
     Args:
         scene: the generated scenario.
         command_timeout_s: servo watchdog; 0 disables it.
+        drive: commands over time applied until an outside command arrives
+            (default: the scene's own drive, if any).
     """
 
-    def __init__(self, scene: Scene, command_timeout_s: float = 0.25) -> None:
+    def __init__(self, scene: Scene, command_timeout_s: float = 0.25,
+                 drive: Drive | None = None) -> None:
         self.scene = scene
+        self.drive = drive if drive is not None else scene.drive
         try:
             self.model = mujoco.MjModel.from_xml_string(scene.mjcf)
         except ValueError as error:
@@ -134,25 +139,28 @@ class Simulator:
 
         The watchdog and the scene's own drive are evaluated once per call, so
         call it at the control rate. Returns False (and sets ``diverged``) when
-        the state became non-finite or MuJoCo had to reset unstable accelerations.
+        the state became non-finite or MuJoCo had to reset an unstable state.
         """
-        if self.scene.drive is not None and self.servos.last_command_time_s is None:
-            self._apply(self.scene.drive(self.time_s))
+        if self.drive is not None and self.servos.last_command_time_s is None:
+            self._apply(self.drive(self.time_s))
         else:
             self._apply(self.servos.active_command(self.time_s))
-        warnings_before = int(self.data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+        warnings_before = self._instability_warnings()
         previous_time = self.time_s
         mujoco.mj_step(self.model, self.data, nstep=nstep)
         self.servos.set_torque(self.data.actuator_force[self._actuator_ids])
         self.servos.update_telemetry(
             self.data.qvel[self._dof_adr], self.time_s - previous_time)
-        unstable = int(self.data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
-        if unstable > warnings_before or not (
+        if self._instability_warnings() > warnings_before or not (
                 np.all(np.isfinite(self.data.qpos)) and np.all(np.isfinite(self.data.qvel))):
             if not self.diverged:
                 _log.error('simulation diverged at t=%.4f s', previous_time)
             self.diverged = True
         return not self.diverged
+
+    def _instability_warnings(self) -> int:
+        # MuJoCo resets the state itself on a bad qpos, qvel or qacc, and counts it.
+        return sum(int(self.data.warning[w].number) for w in _INSTABILITY_WARNINGS)
 
     def check(self) -> None:
         """Raise SimulationError if the simulation diverged."""

@@ -11,5 +11,5 @@ def vec(values: Iterable[float]) -> str:
 
 
 def servo_actuator(joint: str) -> str:
-    """An actuator that the simulator turns into the moteus servo law at run time."""
+    """Return an actuator that the simulator turns into the moteus servo law."""
     return f'<general name="{joint}" joint="{joint}" gainprm="1" biastype="affine"/>'

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable
 
 from grasp_monitor.core.errors import ConfigError

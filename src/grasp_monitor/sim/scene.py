@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-import numpy as np
-
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import ServoCommand
+import numpy as np
 
 CONES = ('pyramidal', 'elliptic')
 SOLVERS = ('PGS', 'CG', 'Newton')
@@ -59,7 +58,7 @@ class SimSettings:
             raise ConfigError(f'impratio must be >= 1, got {self.impratio}')
 
     def option_xml(self, gravity: str = '0 0 -9.8') -> str:
-        """The MJCF ``<option>`` element for these settings."""
+        """Return the MJCF ``<option>`` element for these settings."""
         return (
             f'<option timestep="{self.timestep_s!r}" gravity="{gravity}" cone="{self.cone}"'
             f' solver="{self.solver}" iterations="{self.iterations}"'

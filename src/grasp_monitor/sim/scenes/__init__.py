@@ -26,7 +26,7 @@ def _module(name: str) -> Any:
 
 
 def default_settings(name: str) -> SimSettings:
-    """The physics settings a scenario uses unless told otherwise."""
+    """Return the physics settings a scenario uses unless told otherwise."""
     return _module(name).DEFAULT_SETTINGS
 
 

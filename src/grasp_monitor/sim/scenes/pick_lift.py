@@ -100,7 +100,8 @@ def make_pick_lift(
         '</worldbody><actuator>'
         + ''.join(servo_actuator(j) for j in ('lift', 'finger_left', 'finger_right')) +
         '</actuator>'
-        f'<keyframe><key name="home" qpos="{vec((approach_height_m, 0, 0, 0, 0, grasp_z_m, 1, 0, 0, 0))}"/></keyframe>'
+        '<keyframe><key name="home" qpos="'
+        + vec((approach_height_m, 0, 0, 0, 0, grasp_z_m, 1, 0, 0, 0)) + '"/></keyframe>'
         '</mujoco>')
     return Scene(
         name='pick_lift', mjcf=mjcf, settings=settings,

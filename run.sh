@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Set up grasp_monitor in a local virtual environment and run it.
+#   ./run.sh [demo args]   set up, then run the main job (the default scenario)
+#   ./run.sh test [args]   set up, then build with colcon and run the whole test suite
+# Environment: GRASP_MONITOR_DISTRO=jazzy|kilted (default jazzy), PYTHON (default python3.11).
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$PWD
+distro=${GRASP_MONITOR_DISTRO:-jazzy}
+venv=$root/.venv
+requirements=requirements/$distro.txt
+[ -f "$requirements" ] || { echo "unknown GRASP_MONITOR_DISTRO '$distro' (jazzy, kilted)" >&2; exit 2; }
+
+setup() {
+  local python=${PYTHON:-$(command -v python3.11 || command -v python3)}
+  if [ ! -x "$venv/bin/python" ]; then
+    if ! "$python" -m venv "$venv" 2>/dev/null; then
+      rm -rf "$venv"
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        # Debian ships venv separately.
+        apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+        "$python" -m venv "$venv"
+      else
+        echo "python venv is missing: sudo apt-get install python3-venv" >&2; exit 2
+      fi
+    fi
+  fi
+  touch "$venv/COLCON_IGNORE"
+  # Reinstall only when what we install changed, so a second run is fast.
+  local stamp
+  stamp=$(cat requirements/common.txt "$requirements" setup.py setup.cfg package.xml \
+          | sha256sum | cut -c1-16)
+  if [ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]; then
+    "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+    "$venv/bin/python" -m pip install -q -r "$requirements" -e .
+    echo "$stamp" > "$venv/.installed"
+  fi
+}
+
+run_tests() {
+  # The suite runs as ROS users run it: colcon build, then colcon test.
+  local ws=$root/.build
+  mkdir -p "$ws" && touch "$ws/COLCON_IGNORE"
+  local common=(--paths "$root")
+  (
+    source "$venv/bin/activate"
+    colcon --log-base "$ws/log" build "${common[@]}" \
+      --build-base "$ws/build" --install-base "$ws/install" >/dev/null
+    source "$ws/install/setup.bash"
+    colcon --log-base "$ws/log" test "${common[@]}" \
+      --build-base "$ws/build" --install-base "$ws/install" \
+      --event-handlers console_direct+ --return-code-on-test-failure \
+      --pytest-args "$@"
+  )
+}
+
+case "${1:-}" in
+  test) shift; setup; run_tests "$@" ;;
+  setup) setup ;;
+  *) setup; exec "$venv/bin/grasp-monitor" "${@:-run}" ;;
+esac

@@ -1,0 +1,36 @@
+"""Build and install grasp_monitor (ament_python, src layout)."""
+
+import glob
+import re
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'grasp_monitor'
+# One version string: package.xml's.
+VERSION = re.search(r'<version>(.+?)</version>', open('package.xml').read()).group(1)
+
+setup(
+    name=PACKAGE,
+    version=VERSION,
+    package_dir={'': 'src'},
+    packages=find_packages('src'),
+    data_files=[
+        ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
+        (f'share/{PACKAGE}', ['package.xml']),
+        (f'share/{PACKAGE}/launch', glob.glob('launch/*.launch.py')),
+        (f'share/{PACKAGE}/config', glob.glob('config/*')),
+    ],
+    install_requires=['setuptools', 'numpy', 'scipy', 'mujoco>=3.2', 'trimesh', 'transforms3d'],
+    extras_require={'test': ['pytest']},
+    zip_safe=True,
+    maintainer='grasp_monitor maintainers',
+    maintainer_email='maintainers@grasp-monitor.dev',
+    description='Grasp monitoring for ROS 2 with MuJoCo and moteus backends.',
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [
+            'grasp-monitor = grasp_monitor.cli:main',
+            'mujoco_sim = grasp_monitor.nodes.mujoco_sim:main',
+        ],
+    },
+)

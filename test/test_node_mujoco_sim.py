@@ -1,0 +1,152 @@
+"""The mujoco_sim node over real rclpy and DDS: commands, refusals, services, clock pacing."""
+
+import math
+import time
+
+from conftest import wait_for
+from diagnostic_msgs.msg import DiagnosticArray
+from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
+from rclpy.parameter import Parameter
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import SetBool, Trigger
+
+PUBLISH_RATE_HZ = 100.0
+
+
+def start_sim(ros, **overrides):
+    params = {'publish_rate': PUBLISH_RATE_HZ, 'command_timeout': 0.0} | overrides
+    return ros.add(MujocoSimNode(
+        context=ros.context,
+        parameter_overrides=[Parameter(k, value=v) for k, v in params.items()]))
+
+
+def latest(messages):
+    return messages[-1] if messages else None
+
+
+def test_commanded_joint_moves_in_joint_states(ros):
+    start_sim(ros)
+    client = ros.client()
+    states = []
+    client.create_subscription(JointState, 'joint_states', states.append, 10)
+    commands = client.create_publisher(JointState, 'servo_commands', 10)
+    assert wait_for(lambda: states)
+    assert states[-1].name == ['lift', 'finger_left', 'finger_right']
+    start = states[-1].position[0]
+    assert math.isclose(start, 0.1, abs_tol=0.01)
+
+    def lift_at_target():
+        commands.publish(JointState(name=['lift'], position=[0.03], effort=[9.0]))
+        return abs(latest(states).position[0] - 0.03) < 0.005
+
+    assert wait_for(lift_at_target, timeout_s=20.0), latest(states).position
+    # The other joints were not commanded: no torque on them.
+    assert latest(states).effort[1] == 0.0 and latest(states).effort[2] == 0.0
+
+
+def test_full_command_sets_every_column(ros):
+    sim = start_sim(ros)
+    client = ros.client()
+    full = client.create_publisher(Float64MultiArray, 'servo_commands/full', 10)
+    row = [0.02, 0.0, 9.0, 1.0, 1.0, 55.0]
+    msg = Float64MultiArray(data=row + [math.nan, 0, 1.5, 0, 0.5, 2.0] * 2)
+    assert wait_for(lambda: (full.publish(msg), sim.sim.servos.received is not None)[1])
+    command = sim.sim.servos.received
+    assert command.maximum_torque.tolist() == [55.0, 2.0, 2.0]
+    assert command.feedforward_torque.tolist() == [9.0, 1.5, 1.5]
+    assert math.isnan(command.position[1]) and command.kd_scale[2] == 0.5
+
+
+def test_bad_commands_are_refused_counted_and_the_node_lives_on(ros):
+    sim = start_sim(ros)
+    client = ros.client()
+    states, diagnostics = [], []
+    client.create_subscription(JointState, 'joint_states', states.append, 10)
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+    commands = client.create_publisher(JointState, 'servo_commands', 10)
+    full = client.create_publisher(Float64MultiArray, 'servo_commands/full', 10)
+    good = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0] * 3
+    bad = {
+        'unknown_joint': JointState(name=['elbow'], position=[0.1]),
+        'wrong_length': JointState(name=['lift', 'finger_left'], position=[0.1]),
+        'not_finite': JointState(name=['lift'], position=[math.inf]),
+    }
+    bad_full = {
+        'wrong_length': Float64MultiArray(data=[0.0] * 5),
+        'out_of_range': Float64MultiArray(data=good[:3] + [2.0] + good[4:]),
+        'negative': Float64MultiArray(data=good[:5] + [-1.0] + good[6:]),
+        'nan_velocity': Float64MultiArray(data=[0.0, math.nan] + good[2:]),
+    }
+    assert wait_for(lambda: states and commands.get_subscription_count()
+                    and full.get_subscription_count())
+    for msg in bad.values():
+        commands.publish(msg)
+    for msg in bad_full.values():
+        full.publish(msg)
+    assert wait_for(lambda: sum(sim.refused.values()) == 7), sim.refused
+    assert sim.refused == {'unknown_joint': 1, 'wrong_length': 2, 'not_finite': 2,
+                           'out_of_range': 2}
+    assert sim.sim.servos.received is None  # nothing bad got through
+    count = len(states)
+    assert wait_for(lambda: len(states) > count + 10)  # still publishing
+
+    def refusals_in_diagnostics():
+        for array in diagnostics:
+            for status in array.status:
+                values = {kv.key: kv.value for kv in status.values}
+                if values.get('refused_commands') == '7':
+                    return values
+        return None
+
+    values = wait_for(refusals_in_diagnostics, timeout_s=5.0)
+    assert values and values['refused.unknown_joint'] == '1'
+
+
+def test_reset_and_pause_services(ros):
+    start_sim(ros)
+    client = ros.client()
+    clocks = []
+    client.create_subscription(Clock, '/clock', clocks.append, 10)
+    pause = client.create_client(SetBool, '/mujoco_sim/pause')
+    reset = client.create_client(Trigger, '/mujoco_sim/reset')
+
+    def now():
+        return clocks[-1].clock.sec + clocks[-1].clock.nanosec * 1e-9
+
+    assert wait_for(lambda: clocks and now() > 0.3)
+    assert ros.call(pause, SetBool.Request(data=True)).success
+    time.sleep(0.1)  # let messages already in flight arrive
+    frozen = now()
+    time.sleep(0.5)
+    assert now() == frozen
+    assert ros.call(pause, SetBool.Request(data=False)).success
+    assert wait_for(lambda: now() > frozen + 0.1)
+    response = ros.call(reset, Trigger.Request())
+    assert response.success and response.message == 'reset pick_lift'
+    assert wait_for(lambda: now() < frozen)
+
+
+def test_clock_never_runs_ahead_of_wall_time_at_real_time_factor_one(ros):
+    wall_start = time.monotonic()
+    start_sim(ros, real_time_factor=1.0)
+    client = ros.client()
+    samples = []
+    client.create_subscription(
+        Clock, '/clock',
+        lambda m: samples.append((time.monotonic(), m.clock.sec + m.clock.nanosec * 1e-9)), 50)
+    assert wait_for(lambda: samples and samples[-1][1] >= 1.0, timeout_s=30.0)
+    period_s = 1.0 / PUBLISH_RATE_HZ
+    ahead = max(sim_s - (wall_s - wall_start) for wall_s, sim_s in samples)
+    assert ahead <= period_s, f'simulated time ran {ahead:.4f} s ahead of wall time'
+    sim_times = [sim_s for _, sim_s in samples]
+    assert sim_times == sorted(sim_times)
+
+
+def test_bad_configuration_fails_at_construction_with_the_valid_choices(ros):
+    import pytest
+
+    from grasp_monitor.core.errors import ConfigError
+    with pytest.raises(ConfigError, match='not one of pick_lift, multi_block, industrial_arm'):
+        start_sim(ros, scenario='juggling')
