@@ -31,8 +31,10 @@ setup() {
   stamp=$(cat requirements/common.txt "$requirements" setup.py setup.cfg package.xml \
           | sha256sum | cut -c1-16)
   if [ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]; then
-    "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-    "$venv/bin/python" -m pip install -q -r "$requirements" -e .
+    # This machine's pip may name local indexes that do not exist; their warnings are noise.
+    "$venv/bin/python" -m pip install -q --upgrade pip 2> >(grep -v '^WARNING: Location' >&2)
+    "$venv/bin/python" -m pip install -q -r "$requirements" -e . \
+      2> >(grep -v '^WARNING: Location' >&2)
     echo "$stamp" > "$venv/.installed"
   fi
 }
@@ -43,6 +45,7 @@ run_tests() {
   mkdir -p "$ws" && touch "$ws/COLCON_IGNORE"
   local common=(--paths "$root")
   (
+    set +u  # colcon's and venv's setup scripts read unset variables
     source "$venv/bin/activate"
     colcon --log-base "$ws/log" build "${common[@]}" \
       --build-base "$ws/build" --install-base "$ws/install" >/dev/null

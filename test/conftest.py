@@ -55,6 +55,7 @@ class RosHarness:
     def close(self):
         """Stop spinning and destroy everything."""
         self.executor.shutdown(timeout_sec=5.0)
+        self.thread.join(timeout=5.0)
         for node in self.nodes:
             node.destroy_node()
         self.rclpy.try_shutdown(context=self.context)

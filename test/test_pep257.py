@@ -13,6 +13,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_pep257():
     # Google-style docstrings (STYLE.md 7), checked with ament's google convention.
     # Constructors and dunders are documented on their class, as ament's own convention does.
-    rc = main(argv=['--convention', 'google', '--add-ignore', 'D105', 'D107',
-                    str(ROOT / 'src'), str(ROOT / 'setup.py')])
+    rc = main(argv=[str(ROOT / 'src'), str(ROOT / 'setup.py'),
+                    '--convention', 'google', '--add-ignore', 'D105', 'D107'])
     assert rc == 0, 'Found code style errors / warnings'

@@ -9,7 +9,7 @@ from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.rotations import rotate
 from grasp_monitor.core.servo import ServoCommand, ServoConfig
-from grasp_monitor.core.types import BodyArrays, BodyState, JointStates
+from grasp_monitor.core.values import BodyArrays, BodyState, JointStates
 from nav_msgs.msg import Odometry
 import numpy as np
 from rosgraph_msgs.msg import Clock

@@ -1,1 +1,1 @@
-"""MuJoCo backend: scenes, stepping, contact extraction into core types."""
+"""MuJoCo backend: scenes, stepping, contact extraction into core values."""

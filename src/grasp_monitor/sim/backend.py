@@ -14,7 +14,7 @@ import logging
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
-from grasp_monitor.core.types import BodyArrays, Contacts, JointStates
+from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
 import mujoco
 import numpy as np
