@@ -5,7 +5,9 @@ import time
 
 from conftest import wait_for
 from diagnostic_msgs.msg import DiagnosticArray
+from grasp_monitor.core.servo import COMMAND_FIELDS
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
+import numpy as np
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -79,8 +81,13 @@ def test_bad_commands_are_refused_counted_and_the_node_lives_on(ros):
         'negative': Float64MultiArray(data=good[:5] + [-1.0] + good[6:]),
         'nan_velocity': Float64MultiArray(data=[0.0, math.nan] + good[2:]),
     }
-    assert wait_for(lambda: states and commands.get_subscription_count()
-                    and full.get_subscription_count())
+    # A good command on each topic proves both subscriptions are matched both ways.
+    probe = JointState(name=['lift'], position=[0.07])
+    assert wait_for(lambda: (commands.publish(probe), sim.sim.servos.received)[1] is not None)
+    good_full = Float64MultiArray(data=good[:5] + [7.0] + good[6:])
+    assert wait_for(lambda: (full.publish(good_full),
+                             sim.sim.servos.received.maximum_torque[0] == 7.0)[1])
+    sim.refused.clear()
     for msg in bad.values():
         commands.publish(msg)
     for msg in bad_full.values():
@@ -88,7 +95,10 @@ def test_bad_commands_are_refused_counted_and_the_node_lives_on(ros):
     assert wait_for(lambda: sum(sim.refused.values()) == 7), sim.refused
     assert sim.refused == {'unknown_joint': 1, 'wrong_length': 2, 'not_finite': 2,
                            'out_of_range': 2}
-    assert sim.sim.servos.received is None  # nothing bad got through
+    # nothing bad got through: the last good command is still in force
+    received = sim.sim.servos.received
+    assert [getattr(received, f).tolist() for f in COMMAND_FIELDS] == \
+        np.reshape(good_full.data, (3, 6)).T.tolist()
     count = len(states)
     assert wait_for(lambda: len(states) > count + 10)  # still publishing
 
