@@ -43,6 +43,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 1 if result.diverged else 0
 
 
+def _cmd_reference(args: argparse.Namespace) -> int:
+    from grasp_monitor.reference import markdown
+    print(markdown())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog='grasp-monitor', description=__doc__)
@@ -58,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
                      metavar='KEY=VALUE', help='scenario parameter, e.g. --param n_cubes=5')
     run.add_argument('--output', default='results/run.json', help='JSON result path')
     run.set_defaults(handler=_cmd_run)
+    reference = commands.add_parser(
+        'reference', help="print the README's parameter reference, from the code")
+    reference.set_defaults(handler=_cmd_reference)
     return parser
 
 

@@ -60,8 +60,9 @@ class ParamSpec:
 
 COMMON = (
     ParamSpec('qos.best_effort', False,
-              'Publish and subscribe sensor streams best effort instead of reliable.'),
-    ParamSpec('qos.depth', 10, 'History depth of sensor streams.', 1, 1000),
+              'Publish and subscribe sensor streams best effort instead of reliable.',
+              read_only=True),
+    ParamSpec('qos.depth', 10, 'History depth of sensor streams.', 1, 1000, read_only=True),
 )
 
 
