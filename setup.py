@@ -31,6 +31,7 @@ setup(
         'console_scripts': [
             'grasp-monitor = grasp_monitor.cli:main',
             'mujoco_sim = grasp_monitor.nodes.mujoco_sim:main',
+            'grasp_controller = grasp_monitor.nodes.grasp_controller:main',
         ],
     },
 )

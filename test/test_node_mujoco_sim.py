@@ -160,3 +160,18 @@ def test_bad_configuration_fails_at_construction_with_the_valid_choices(ros):
     from grasp_monitor.core.errors import ConfigError
     with pytest.raises(ConfigError, match='not one of pick_lift, multi_block, industrial_arm'):
         start_sim(ros, scenario='juggling')
+
+
+def test_grasp_controller_lifts_the_object_in_the_simulator(ros):
+    from nav_msgs.msg import Odometry
+
+    from grasp_monitor.nodes.grasp_controller import GraspControllerNode
+    start_sim(ros, publish_rate=200.0)
+    ros.add(GraspControllerNode(context=ros.context, parameter_overrides=[
+        Parameter('use_sim_time', value=True)]))
+    client = ros.client()
+    heights = []
+    client.create_subscription(
+        Odometry, 'ground_truth/object', lambda m: heights.append(m.pose.pose.position.z), 10)
+    # approach 1 s, close 1 s, lift 0.2 m in 1.5 s: the object rises off the table (0.425 m)
+    assert wait_for(lambda: heights and heights[-1] > 0.6, timeout_s=60.0), heights[-1:]

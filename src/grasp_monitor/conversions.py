@@ -8,7 +8,7 @@ from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.rotations import rotate
-from grasp_monitor.core.servo import ServoCommand, ServoConfig
+from grasp_monitor.core.servo import COMMAND_FIELDS, ServoCommand, ServoConfig
 from grasp_monitor.core.values import BodyArrays, BodyState, JointStates
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -111,6 +111,12 @@ def odometry_from_body_arrays(bodies: BodyArrays, frame_id: str = 'world') -> li
         twist.angular.x, twist.angular.y, twist.angular.z = w
         messages.append(msg)
     return messages
+
+
+def servo_command_to_multiarray(command: ServoCommand) -> Float64MultiArray:
+    """Convert a servo command to ``servo_commands/full`` rows (one per joint)."""
+    table = np.stack([getattr(command, name) for name in COMMAND_FIELDS], axis=1)
+    return Float64MultiArray(data=table.reshape(-1).tolist())
 
 
 def body_state_from_odometry(msg: Odometry) -> BodyState:

@@ -1,0 +1,95 @@
+"""The ``grasp_controller`` node: drives pick_lift through approach, close, lift and hold."""
+
+from __future__ import annotations
+
+from diagnostic_msgs.msg import DiagnosticArray
+from grasp_monitor import conversions
+from grasp_monitor.core.grasp_script import PickLiftScript
+from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.params import COMMON, declare, ParamSpec
+from rclpy.node import Node
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+
+PARAMETERS = COMMON + (
+    ParamSpec('rate', 100.0, 'Command rate, Hz.', 1.0, 1000.0, read_only=True),
+    ParamSpec('autostart', True, 'Start the script as soon as the node is up.',
+              read_only=True),
+    ParamSpec('grip_force', 10.0, 'Closing force of each finger, N (0 = never close).',
+              0.0, 20.0, read_only=True),
+    ParamSpec('approach_height', 0.1, 'Start height above the grasp, m.', 0.0, 0.5,
+              read_only=True),
+    ParamSpec('lift_height', 0.2, 'How far to lift, m.', 0.0, 0.5, read_only=True),
+    ParamSpec('approach_duration', 1.0, 'Approach phase, s.', 0.01, 60.0, read_only=True),
+    ParamSpec('close_duration', 1.0, 'Close phase, s.', 0.01, 60.0, read_only=True),
+    ParamSpec('lift_duration', 1.5, 'Lift phase, s.', 0.01, 60.0, read_only=True),
+)
+
+
+class GraspControllerNode(Node):
+    """Send the scripted pick of ``PickLiftScript`` as full servo commands.
+
+    Parameters: rate, autostart, grip_force, approach_height, lift_height,
+    approach_duration, close_duration, lift_duration, qos.*.
+    Publishes: ``servo_commands/full`` (Float64MultiArray), ``/diagnostics`` (phase, 1 Hz).
+    Services: ``~/start`` (Trigger): restart the script from the approach.
+    Time is the node clock, so with ``use_sim_time`` the script follows ``/clock``.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__('grasp_controller', **kwargs)
+        p = declare(self, PARAMETERS)
+        self.script = PickLiftScript(
+            approach_height_m=p['approach_height'], lift_height_m=p['lift_height'],
+            grip_force_n=p['grip_force'], approach_s=p['approach_duration'],
+            close_s=p['close_duration'], lift_s=p['lift_duration'])
+        self.start_s: float | None = None
+        self.command_pub = self.create_publisher(
+            Float64MultiArray, 'servo_commands/full',
+            sensor_qos(p['qos.best_effort'], p['qos.depth']))
+        self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.create_service(Trigger, '~/start', self._on_start)
+        self.create_timer(1.0 / p['rate'], self._send)
+        self.create_timer(1.0, self._publish_diagnostics)
+        if p['autostart']:
+            self._start()
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _start(self) -> None:
+        self.start_s = self._now_s()
+
+    def _on_start(self, request: Trigger.Request, response: Trigger.Response):
+        self._start()
+        response.success, response.message = True, 'approach'
+        return response
+
+    @property
+    def phase(self) -> str:
+        """The script's phase now ('idle' before a start)."""
+        if self.start_s is None:
+            return 'idle'
+        return self.script.phase(self._now_s() - self.start_s)
+
+    def _send(self) -> None:
+        if self.start_s is None:
+            return
+        now_s = self._now_s()
+        if now_s < self.start_s:  # time went back: the simulation was reset
+            self.start_s = now_s
+        command = self.script.command(now_s - self.start_s)
+        self.command_pub.publish(conversions.servo_command_to_multiarray(command))
+
+    def _publish_diagnostics(self) -> None:
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = [conversions.diagnostic_status(
+            f'{self.get_name()}: script', 'OK', self.phase,
+            {'phase': self.phase, 'grip_force_n': self.script.grip_force_n})]
+        self.diag_pub.publish(msg)
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node."""
+    return run_node(GraspControllerNode, args)
