@@ -1,0 +1,249 @@
+"""Grasp criteria (rostok's ``criterion_calculation``) and their weighted total.
+
+Each criterion is a reward in [0, 1] computed from a :class:`TrialRecord` and its
+events. ``k`` is the sample the grasp fired on: rostok reads index
+``grasp_step + 1`` of a storage whose index 0 is the initial state, which is
+the reading taken after the grasp step, the same sample. We find it by the
+grasp event's time stamp, so a record kept at another rate than the monitor
+(a metrics node) still finds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+import math
+from types import MappingProxyType
+from typing import Mapping
+
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.trial import TrialRecord
+import numpy as np
+
+#: The criteria, in report order.
+CRITERIA = (
+    'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link', 'grasp_time',
+    'final_position',
+)
+#: Decimals of the partial rewards in reports (rostok rounds to 3).
+REPORT_DECIMALS = 3
+
+
+@dataclass(frozen=True)
+class CriteriaConfig:
+    """Constants of the criteria.
+
+    Attributes:
+        trial_duration_s: T of the time criterion, the trial's planned length, s.
+        grasp_limit_s: the grasp event's limit, s (grasp time criterion).
+        final_position_ref_m: displacement that scores 0, m (default 0.3).
+        force_cutoff_n: samples with a net force at or above it are dropped, N
+            (default 100).
+    """
+
+    trial_duration_s: float = 10.0
+    grasp_limit_s: float = 5.0
+    final_position_ref_m: float = 0.3
+    force_cutoff_n: float = 100.0
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if not (value > 0 and math.isfinite(value)):
+                raise ConfigError(f'{item.name} must be finite and > 0, got {value}')
+
+
+@dataclass(frozen=True)
+class CriteriaWeights:
+    """Weight of each criterion in the total (all 1 by default).
+
+    Attributes:
+        time, force, object_cog, instant_force, instant_contacting_link,
+        grasp_time, final_position: finite weights >= 0.
+    """
+
+    time: float = 1.0
+    force: float = 1.0
+    object_cog: float = 1.0
+    instant_force: float = 1.0
+    instant_contacting_link: float = 1.0
+    grasp_time: float = 1.0
+    final_position: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in CRITERIA:
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise ConfigError(f'weight {name} must be finite and >= 0, got {value}')
+
+    def as_dict(self) -> dict[str, float]:
+        """Return ``{criterion: weight}`` in :data:`CRITERIA` order."""
+        return {name: float(getattr(self, name)) for name in CRITERIA}
+
+
+def grasp_index(record: TrialRecord) -> int | None:
+    """Return k, the row of the sample the grasp fired on; None without a grasp."""
+    grasp = record.first_event('grasp')
+    return record.index_at(grasp.time_s) if grasp is not None else None
+
+
+def _timed_out(record: TrialRecord) -> bool:
+    return record.first_event('contact_timeout') is not None
+
+
+def time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
+    """1 with a grasp; 0 after a contact timeout; else ``min(1, (t_end / T)²)``.
+
+    ``t_end`` is the trial time of the last sample, ``T`` the planned trial
+    duration. Differs from rostok, which leaves ``(t_end / T)²`` unclipped, so
+    a trial run past ``T`` would score above a grasp.
+    """
+    if record.first_event('grasp') is not None:
+        return 1.0
+    if _timed_out(record) or len(record) == 0:
+        return 0.0
+    t_end_s = float(record.trial_time_s[-1])
+    return min(1.0, (t_end_s / config.trial_duration_s) ** 2)
+
+
+def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
+    """``1 / (1 + mean F)`` over samples with robot contact, F = ‖net contact force‖ in N.
+
+    Samples with ``F >= force_cutoff_n`` are dropped; 0 when none remain or the
+    contact timed out. As rostok, but only robot-object contacts count (the
+    record holds no others), so an object resting on a table is not scored
+    by its weight.
+    """
+    if _timed_out(record):
+        return 0.0
+    with_contact = record.contact_count > 0
+    magnitudes_n = np.linalg.norm(record.net_force_on_object_in_world[with_contact], axis=1)
+    kept_n = magnitudes_n[magnitudes_n < config.force_cutoff_n]
+    return float(1.0 / (1.0 + kept_n.mean())) if kept_n.size else 0.0
+
+
+def object_cog_criterion(record: TrialRecord) -> float:
+    """``1 / (1 + d)``, d the distance (m) from the object COG to the mean contact point at k.
+
+    0 with no grasp, and 0 when the sample at k has no contact (rostok would
+    compute a NaN distance there).
+    """
+    k = grasp_index(record)
+    if k is None or record.contact_count[k] == 0:
+        return 0.0
+    distance_m = float(np.linalg.norm(
+        record.object_position_in_world[k] - record.mean_contact_point_in_world[k]))
+    return 1.0 / (1.0 + distance_m)
+
+
+def instant_force_criterion(record: TrialRecord) -> float:
+    """``1 / (1 + σ)``, σ the population std (N) of the contact force magnitudes at k.
+
+    0 with no grasp or no contact at k. Differs from rostok, whose force list
+    holds (position, force) pairs, so its ``np.linalg.norm`` mixes contact
+    positions into each "magnitude"; we use the force magnitudes only.
+    """
+    k = grasp_index(record)
+    if k is None or record.contact_count[k] == 0:
+        return 0.0
+    return 1.0 / (1.0 + float(record.contact_force_std_n[k]))
+
+
+def instant_contacting_link_criterion(record: TrialRecord) -> float:
+    """Fraction of the robot bodies touching the object at k (palm counted in both).
+
+    0 with no grasp; as rostok.
+    """
+    k = grasp_index(record)
+    if k is None:
+        return 0.0
+    return float(np.count_nonzero(record.body_mask[k])) / record.n_bodies
+
+
+def grasp_time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
+    """``1 - t_grasp / grasp_limit_s``, clipped to [0, 1]; 0 with no grasp.
+
+    rostok computes ``(N - grasp_step) / N`` with ``N = grasp_limit / dt``:
+    the same ratio in steps. We use the grasp event's trial time, which does
+    not need a fixed step, and is one sample later than rostok's step (its
+    time stamp is taken after the step). Clipped because stale input pauses
+    the grasp limit, so a grasp can come later than ``grasp_limit_s``.
+    """
+    grasp = record.first_event('grasp')
+    if grasp is None:
+        return 0.0
+    return min(1.0, max(0.0, 1.0 - grasp.trial_time_s / config.grasp_limit_s))
+
+
+def final_position_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
+    """``1 - d / ref`` if ``d <= ref`` else 0, d = ‖COG(k) − COG(end)‖ in m.
+
+    Only with a grasp and no slip-out (else 0); as rostok.
+    """
+    k = grasp_index(record)
+    if k is None or record.first_event('slip_out') is not None:
+        return 0.0
+    positions = record.object_position_in_world
+    distance_m = float(np.linalg.norm(positions[k] - positions[-1]))
+    if distance_m > config.final_position_ref_m:
+        return 0.0
+    return 1.0 - distance_m / config.final_position_ref_m
+
+
+@dataclass(frozen=True)
+class CriteriaReport:
+    """The partial rewards, their weights and the weighted total.
+
+    Attributes:
+        partials: criterion -> reward, unrounded, in :data:`CRITERIA` order.
+        weights: the weights used.
+        total: ``Σ wᵢ rᵢ`` over the unrounded partials.
+    """
+
+    partials: Mapping[str, float]
+    weights: CriteriaWeights
+    total: float
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.partials) - set(CRITERIA))
+        if unknown:
+            raise ConfigError(
+                f'unknown criteria {", ".join(unknown)}; valid: {", ".join(CRITERIA)}')
+        object.__setattr__(self, 'partials', MappingProxyType(
+            {name: float(self.partials[name]) for name in CRITERIA if name in self.partials}))
+
+    def rounded(self) -> dict[str, float]:
+        """Return each partial and the total rounded to 3 decimals, the total under 'total'."""
+        values = {name: round(value, REPORT_DECIMALS) for name, value in self.partials.items()}
+        values['total'] = round(self.total, REPORT_DECIMALS)
+        return values
+
+    def as_strings(self) -> dict[str, str]:
+        """Return :meth:`rounded` as strings (DiagnosticStatus values)."""
+        return {name: repr(value) for name, value in self.rounded().items()}
+
+
+def evaluate_criteria(
+    record: TrialRecord,
+    config: CriteriaConfig | None = None,
+    weights: CriteriaWeights | None = None,
+) -> CriteriaReport:
+    """Compute every criterion of ``record`` and the weighted total ``Σ wᵢ rᵢ``.
+
+    Differs from rostok's ``SimulationReward``: the total sums the unrounded
+    partials (rounding is for reports only), is not negated, and is never
+    replaced by 0.02 when close to 0 (a tweak for rostok's optimiser, which
+    would hide a failed grasp).
+    """
+    config = config if config is not None else CriteriaConfig()
+    weights = weights if weights is not None else CriteriaWeights()
+    partials = {
+        'time': time_criterion(record, config),
+        'force': force_criterion(record, config),
+        'object_cog': object_cog_criterion(record),
+        'instant_force': instant_force_criterion(record),
+        'instant_contacting_link': instant_contacting_link_criterion(record),
+        'grasp_time': grasp_time_criterion(record, config),
+        'final_position': final_position_criterion(record, config),
+    }
+    total = sum(weight * partials[name] for name, weight in weights.as_dict().items())
+    return CriteriaReport(partials, weights, float(total))
