@@ -5,12 +5,13 @@ import subprocess
 import sys
 
 import grasp_monitor.core
+import grasp_monitor.hardware
 import grasp_monitor.sim
 
 
-def test_core_and_sim_import_without_rclpy():
+def test_core_sim_and_hardware_import_without_rclpy():
     modules = [
-        info.name for package in (grasp_monitor.core, grasp_monitor.sim)
+        info.name for package in (grasp_monitor.core, grasp_monitor.sim, grasp_monitor.hardware)
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.')]
     code = (
         'import importlib, sys\n'

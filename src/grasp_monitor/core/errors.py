@@ -24,3 +24,7 @@ class CommandError(GraspMonitorError, ValueError):
 
 class SimulationError(GraspMonitorError, RuntimeError):
     """The simulation diverged or cannot go on."""
+
+
+class HardwareError(GraspMonitorError, RuntimeError):
+    """A hardware transport cannot be opened or used; the message says what is needed."""

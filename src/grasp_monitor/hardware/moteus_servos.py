@@ -1,0 +1,787 @@
+"""moteus servos through the ``moteus`` library: one controller per joint, a regulated loop.
+
+The backend takes the same ``ServoCommand`` as the simulator and sends it as moteus
+position-mode commands; it reads back position, velocity, torque, temperature, voltage,
+mode and fault code. It is ROS-free: the ``moteus_servos`` node wraps it.
+
+Units: ours are radians (rad, rad/s); moteus speaks revolutions of the output shaft (rev,
+rev/s); torques are N·m on both sides. ``kp_scale`` and ``kd_scale`` scale the gains
+configured in each controller (``servo.pid_position.kp``/``kd``, N·m/rev): give the
+simulator ``kp = kp_firmware / 2π`` (N·m/rad) for the two to follow the same law.
+
+Safety, in the order it is applied:
+
+- read-only mode sends queries only, never a register write (not even a stop);
+- limits are applied in ``set_command``, before anything is sent: position targets are
+  clamped into ``[position_min_rad, position_max_rad]``, ``feedforward_torque`` into
+  ``±torque_limit_nm`` and ``maximum_torque`` to at most ``torque_limit_nm``. Clamping,
+  not refusing: a command is already validated as a whole (``ServoCommand``), a target
+  past a joint limit is a legitimate request (a gripper closing beyond contact) whose
+  nearest safe form is the limit, and refusing would leave the previous command in force,
+  which is the less predictable outcome. Clamped commands are counted in the stats;
+- until the first command, after ``stop()``, once the watchdog trips (no command for
+  ``command_timeout_s``) and while a fault is latched, every controller gets a stop;
+- a fault (controller mode 1 with its code, the firmware's own timeout mode 11, or no
+  reply for ``missed_cycles_to_fault`` cycles) is latched as a ``ServoFault`` and stops
+  every servo until ``clear_faults()``: half a gripper under control is not a grasp;
+- ``close()`` sends a final stop (unless read-only) and closes a transport it opened.
+
+No ``watchdog_timeout`` is sent, so each controller's ``servo.default_timeout_s`` still
+stops it if this host dies. The very first cycle only queries, so a fault present before
+start is seen before a stop (which clears it in the firmware) is written. A cycle whose
+replies do not all arrive in time is followed by one query per controller, so the silent
+one is named and the others stay observed (that cycle overruns).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+import logging
+import math
+import threading
+import time
+from typing import Any, Callable
+
+from grasp_monitor.core.errors import (
+    CommandError, ConfigError, GraspMonitorError, HardwareError,
+)
+from grasp_monitor.core.servo import COMMAND_DEFAULTS, ServoCommand, ServoConfig, ServoObservation
+from grasp_monitor.core.values import JointStates
+import moteus
+import numpy as np
+import numpy.typing as npt
+
+_log = logging.getLogger(__name__)
+
+RAD_PER_REV = 2.0 * math.pi
+#: Transport kinds, each constructed on first use so this module imports without hardware.
+TRANSPORTS = ('fdcanusb', 'socketcan', 'pi3hat')
+PI3HAT_BUSES = (1, 2, 3, 4, 5)
+#: Fault codes a controller reports in mode 1 (moteus reference, register 0x00f).
+FAULT_DESCRIPTIONS = {
+    32: 'calibration fault', 33: 'motor driver fault', 34: 'over voltage',
+    35: 'encoder fault', 36: 'motor not configured', 37: 'pwm cycle overrun',
+    38: 'over temperature', 39: 'start outside limit', 40: 'under voltage',
+    41: 'config changed', 42: 'theta invalid', 43: 'position invalid',
+    44: 'driver enable fault', 45: 'stop position deprecated', 46: 'timing violation',
+    47: 'bemf feedforward without acceleration limit', 48: 'invalid limits',
+}
+#: Codes in the fault register while in position mode that say what limits the output;
+#: they are not faults (firmware 2025-07-21 and later).
+LIMIT_DESCRIPTIONS = {
+    96: 'max velocity', 97: 'max power', 98: 'back EMF (supply voltage)', 99: 'max current',
+    100: 'board temperature', 101: 'motor temperature', 102: 'commanded maximum torque',
+    103: 'position bounds',
+}
+
+
+def _per_joint(value: npt.ArrayLike, n: int, name: str) -> np.ndarray:
+    try:
+        array = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+    except ValueError:
+        raise ConfigError(f'{name} must be one value or one per joint ({n})') from None
+    array.setflags(write=False)
+    return array
+
+
+def _per_joint_int(value: Any, n: int, name: str) -> tuple[int, ...]:
+    values = (value,) * n if isinstance(value, int) else tuple(value)
+    if len(values) != n or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise ConfigError(f'{name} must be one integer or one per joint ({n}), '
+                          f'got {list(values)}')
+    return values
+
+
+@dataclass(frozen=True)
+class MoteusConfig:
+    """A bank of moteus controllers, one per joint.
+
+    Attributes:
+        joints: joint names, in command and observation order.
+        ids: CAN id of each joint's controller, in [1, 126], unique across buses (the
+            library routes by id).
+        buses: bus of each controller, one value for all: the 1-based index into
+            ``fdcanusb_paths`` or ``socketcan_channels``, or the pi3hat port 1..5.
+        transport: 'fdcanusb', 'socketcan' or 'pi3hat'.
+        fdcanusb_paths: serial device of the fdcanusb on each bus; empty finds one.
+        socketcan_channels: SocketCAN interface of each bus.
+        rate_hz: loop frequency, Hz.
+        command_timeout_s: watchdog: no command for this long stops the servos, s; 0
+            disables it.
+        reply_timeout_s: longest wait for the replies of one cycle, s; 0 means one period.
+        missed_cycles_to_fault: consecutive cycles without a reply after which a
+            controller is reported faulted ('no_reply').
+        position_min_rad, position_max_rad: (N,) joint range, rad; targets are clamped
+            into it (±inf: no limit).
+        torque_limit_nm: (N,) N·m: caps ``maximum_torque`` and ``|feedforward_torque|``;
+            also the ``maximum_torque`` of a command that does not set one.
+        read_only: only query; never write a register.
+    """
+
+    joints: tuple[str, ...]
+    ids: tuple[int, ...]
+    buses: int | tuple[int, ...] = 1
+    transport: str = 'fdcanusb'
+    fdcanusb_paths: tuple[str, ...] = ()
+    socketcan_channels: tuple[str, ...] = ('can0',)
+    rate_hz: float = 200.0
+    command_timeout_s: float = 0.25
+    reply_timeout_s: float = 0.0
+    missed_cycles_to_fault: int = 5
+    position_min_rad: npt.ArrayLike = -math.inf
+    position_max_rad: npt.ArrayLike = math.inf
+    torque_limit_nm: npt.ArrayLike = COMMAND_DEFAULTS['maximum_torque']
+    read_only: bool = False
+
+    def __post_init__(self) -> None:
+        joints = tuple(self.joints)
+        n = len(joints)
+        if not joints or len(set(joints)) != n:
+            raise ConfigError(
+                f'joints must name at least one joint, each once, got {list(joints)}')
+        object.__setattr__(self, 'joints', joints)
+        ids = (self.ids,) if isinstance(self.ids, int) else tuple(self.ids)
+        if len(ids) != n or len(set(ids)) != n or not all(
+                isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= 126 for i in ids):
+            raise ConfigError(f'ids must be one CAN id in [1, 126] per joint ({n}), unique, '
+                              f'got {list(ids)}')
+        object.__setattr__(self, 'ids', ids)
+        if self.transport not in TRANSPORTS:
+            raise ConfigError(
+                f'unknown transport {self.transport!r}; valid: {", ".join(TRANSPORTS)}')
+        object.__setattr__(self, 'fdcanusb_paths', tuple(self.fdcanusb_paths))
+        object.__setattr__(self, 'socketcan_channels', tuple(self.socketcan_channels))
+        buses = _per_joint_int(self.buses, n, 'buses')
+        valid = {
+            'pi3hat': PI3HAT_BUSES,
+            'fdcanusb': tuple(range(1, max(1, len(self.fdcanusb_paths)) + 1)),
+            'socketcan': tuple(range(1, len(self.socketcan_channels) + 1)),
+        }[self.transport]
+        if not valid:
+            raise ConfigError('socketcan_channels must name at least one interface')
+        if any(bus not in valid for bus in buses):
+            raise ConfigError(f'buses for transport {self.transport!r} must be in '
+                              f'{list(valid)}, got {list(buses)}')
+        object.__setattr__(self, 'buses', buses)
+        if not 0 < self.rate_hz <= 2000:
+            raise ConfigError(f'rate_hz must be in (0, 2000], got {self.rate_hz}')
+        if not self.command_timeout_s >= 0:
+            raise ConfigError(
+                f'command_timeout_s must be >= 0 (0 disables), got {self.command_timeout_s}')
+        if not 0 <= self.reply_timeout_s <= 1:
+            raise ConfigError(
+                f'reply_timeout_s must be in [0, 1] (0 = one period), got {self.reply_timeout_s}')
+        missed = self.missed_cycles_to_fault
+        if isinstance(missed, bool) or not isinstance(missed, int) or missed < 1:
+            raise ConfigError(f'missed_cycles_to_fault must be an integer >= 1, got {missed!r}')
+        low = _per_joint(self.position_min_rad, n, 'position_min_rad')
+        high = _per_joint(self.position_max_rad, n, 'position_max_rad')
+        if np.any(np.isnan(low) | np.isnan(high)) or np.any(low >= high):
+            raise ConfigError('position_min_rad must be < position_max_rad for every joint, '
+                              f'got {low.tolist()} and {high.tolist()}')
+        object.__setattr__(self, 'position_min_rad', low)
+        object.__setattr__(self, 'position_max_rad', high)
+        limit = _per_joint(self.torque_limit_nm, n, 'torque_limit_nm')
+        if not np.all(np.isfinite(limit)) or np.any(limit < 0):
+            raise ConfigError(f'torque_limit_nm must be finite and >= 0, got {limit.tolist()}')
+        object.__setattr__(self, 'torque_limit_nm', limit)
+
+    @property
+    def period_s(self) -> float:
+        """Loop period, s."""
+        return 1.0 / self.rate_hz
+
+    @property
+    def effective_reply_timeout_s(self) -> float:
+        """Longest wait for the replies of one cycle, s."""
+        return self.reply_timeout_s or self.period_s
+
+    def servo_config(self) -> ServoConfig:
+        """Return the bank as ``ServoCommand.from_named`` needs it (joints, default torque).
+
+        Its ``kp`` and ``kd`` are zero: on hardware the gains live in each controller's
+        firmware, and commands only scale them.
+        """
+        return ServoConfig(self.joints, kp=0.0, kd=0.0,
+                           maximum_torque=self.torque_limit_nm,
+                           command_timeout_s=self.command_timeout_s)
+
+
+def apply_limits(command: ServoCommand, config: MoteusConfig) -> tuple[ServoCommand, np.ndarray]:
+    """Clamp a command into the configured joint range and torque limits.
+
+    Args:
+        command: a command for every joint of ``config``.
+        config: the limits.
+
+    Returns:
+        The limited command, and an (N,) bool array: which joints were changed.
+    """
+    limit = config.torque_limit_nm
+    position = np.clip(command.position, config.position_min_rad, config.position_max_rad)
+    feedforward = np.clip(command.feedforward_torque, -limit, limit)  # type: ignore[operator]
+    maximum = np.minimum(command.maximum_torque, limit)
+    changed = ((np.nan_to_num(position) != np.nan_to_num(command.position))
+               | (feedforward != command.feedforward_torque)
+               | (maximum != command.maximum_torque))
+    return ServoCommand(position, command.velocity, feedforward, command.kp_scale,
+                        command.kd_scale, maximum), changed
+
+
+@dataclass(frozen=True)
+class ServoFault:
+    """A fault of one controller, latched until ``clear_faults()``.
+
+    Attributes:
+        joint: joint name.
+        servo_id: CAN id.
+        kind: 'fault' (mode 1, see ``code``), 'timeout' (the firmware's command timeout,
+            mode 11) or 'no_reply' (silent for ``missed_cycles_to_fault`` cycles).
+        code: the fault register (0 when not applicable).
+        description: what the code means.
+        time_s: when it was first seen, s (the backend's clock).
+    """
+
+    joint: str
+    servo_id: int
+    kind: str
+    code: int
+    description: str
+    time_s: float
+
+    @property
+    def message(self) -> str:
+        """One line for logs and diagnostics."""
+        code = f' {self.code}' if self.code else ''
+        return f'{self.joint} (id {self.servo_id}): {self.kind}{code}, {self.description}'
+
+
+@dataclass(frozen=True)
+class MoteusObservation:
+    """What the controllers reported in the latest cycle, in our units.
+
+    Values of a controller that did not reply this cycle are its last ones (NaN before
+    any reply); ``fresh`` says which replied.
+
+    Attributes:
+        joints: joint names.
+        time_s: time of the cycle, s (the backend's clock).
+        position: (N,) rad.
+        velocity: (N,) rad/s.
+        torque: (N,) N·m, as the controllers measure it.
+        temperature_c: (N,) board temperature, °C.
+        voltage_v: (N,) bus voltage at each controller, V.
+        mode: (N,) controller mode (0 stopped, 1 fault, 10 position, 11 timeout, ...; -1
+            before any reply).
+        fault_code: (N,) fault register: a fault code in mode 1, an output-limit code
+            (96..103) in position mode, else 0.
+        fresh: (N,) replied this cycle.
+        commanding: position commands were sent this cycle (not stops or queries).
+        watchdog_tripped: no command arrived for ``command_timeout_s``.
+        stopped: ``stop()`` is in force.
+        faults: latched faults.
+    """
+
+    joints: tuple[str, ...]
+    time_s: float
+    position: np.ndarray
+    velocity: np.ndarray
+    torque: np.ndarray
+    temperature_c: np.ndarray
+    voltage_v: np.ndarray
+    mode: np.ndarray
+    fault_code: np.ndarray
+    fresh: np.ndarray
+    commanding: bool
+    watchdog_tripped: bool
+    stopped: bool
+    faults: tuple[ServoFault, ...]
+
+    def servo_observation(self) -> ServoObservation:
+        """Return the simulator's observation type (voltage: mean over controllers, V)."""
+        finite = self.voltage_v[np.isfinite(self.voltage_v)]
+        voltage = float(finite.mean()) if finite.size else math.nan
+        return ServoObservation(self.position.copy(), self.velocity.copy(), self.torque.copy(),
+                                self.temperature_c.copy(), voltage, self.watchdog_tripped)
+
+    def joint_states(self) -> JointStates:
+        """Return positions, velocities and measured torques as joint states."""
+        return JointStates(self.joints, self.position, self.velocity, self.torque, self.time_s)
+
+
+@dataclass(frozen=True)
+class LoopStats:
+    """How the loop keeps its rate and what it met.
+
+    Attributes:
+        cycles: cycles run.
+        rate_hz: achieved rate over the recent window, Hz (NaN before two cycles).
+        period_mean_s: mean time between cycle starts over the window, s.
+        jitter_s: standard deviation of that period, s.
+        period_max_s: longest period in the window, s.
+        overruns: cycles that ended after the next one was due.
+        timeouts: cycles whose replies did not all arrive within the reply timeout.
+        transport_errors: cycles the transport raised in.
+        missed_replies: replies missing, summed over controllers and cycles.
+        watchdog_trips: times the command watchdog tripped.
+        clamped_commands: commands changed by the limits.
+        last_error: the last transport error, or ''.
+    """
+
+    cycles: int
+    rate_hz: float
+    period_mean_s: float
+    jitter_s: float
+    period_max_s: float
+    overruns: int
+    timeouts: int
+    transport_errors: int
+    missed_replies: int
+    watchdog_trips: int
+    clamped_commands: int
+    last_error: str
+
+
+def make_transport(config: MoteusConfig) -> Any:
+    """Open the transport ``config`` names (each controller routed to its bus).
+
+    Raises:
+        HardwareError: the transport's package or device is missing.
+    """
+    if config.transport == 'pi3hat':
+        try:
+            import moteus_pi3hat
+        except ImportError:
+            raise HardwareError("transport 'pi3hat' needs the moteus-pi3hat package "
+                                '(Raspberry Pi only): pip install moteus-pi3hat') from None
+        bus_map: dict[int, list[int]] = {}
+        for servo_id, bus in zip(config.ids, config.buses):  # type: ignore[call-overload]
+            bus_map.setdefault(bus, []).append(servo_id)
+        return moteus_pi3hat.Pi3HatRouter(servo_bus_map=bus_map)
+    try:
+        if config.transport == 'fdcanusb':
+            paths = config.fdcanusb_paths or tuple(moteus.FdcanusbDevice.detect_fdcanusbs()[:1])
+            if not paths:
+                raise HardwareError('no fdcanusb found: plug one in or set fdcanusb_paths')
+            devices = [moteus.FdcanusbDevice(path) for path in paths]
+        else:
+            devices = [moteus.PythonCanDevice(interface='socketcan', channel=channel)
+                       for channel in config.socketcan_channels]
+    except HardwareError:
+        raise
+    except Exception as error:
+        raise HardwareError(
+            f'cannot open the {config.transport} transport: {type(error).__name__}: {error}'
+        ) from error
+    return routed_transport(config, devices)
+
+
+def routed_transport(config: MoteusConfig, devices: list[Any]) -> Any:
+    """Return a ``moteus.Transport`` that sends each controller's frames to its bus.
+
+    Controller ``i`` goes to ``devices[buses[i] - 1]``, so the library never has to
+    discover which bus an id lives on.
+
+    Raises:
+        ConfigError: fewer devices than buses.
+    """
+    needed = max(config.buses)  # type: ignore[type-var]
+    if len(devices) < needed:
+        raise ConfigError(f'buses go up to {needed}, but only {len(devices)} devices were given')
+    routing = {moteus.DeviceAddress(can_id=servo_id): devices[bus - 1]
+               for servo_id, bus in zip(config.ids, config.buses)}  # type: ignore[call-overload]
+    return moteus.Transport(devices, routing_table=routing)
+
+
+def _query_resolution() -> Any:
+    resolution = moteus.QueryResolution()
+    # 0.1 V and 0.1 °C instead of the default int8 steps of 0.5 V and 1 °C.
+    resolution.voltage = moteus.INT16
+    resolution.temperature = moteus.INT16
+    return resolution
+
+
+def _as_int(value: Any, default: int) -> int:
+    return int(value) if value is not None and math.isfinite(value) else default
+
+
+class MoteusServos:
+    """moteus controllers driven at a regulated rate from the latest ``ServoCommand``.
+
+    Drive it either from asyncio (``await cycle()`` or ``await run(event)``, then
+    ``await aclose()``) or from a thread: ``start()`` runs the loop in its own thread and
+    event loop, ``close()`` stops the servos and ends it. ``set_command``, ``stop``,
+    ``resume``, ``clear_faults``, ``observation``, ``faults`` and ``stats`` are
+    thread-safe.
+
+    Args:
+        config: the bank.
+        transport: anything modelling ``moteus.Transport`` (``cycle``, ``close``); None
+            opens the one ``config`` names, in the loop's thread, on the first cycle.
+        clock: time source for the watchdog and time stamps, s.
+        stats_window: periods kept for the rate and jitter statistics.
+    """
+
+    def __init__(self, config: MoteusConfig, transport: Any | None = None,
+                 clock: Callable[[], float] = time.monotonic, stats_window: int = 400) -> None:
+        self.config = config
+        self._transport = transport
+        self._owns_transport = transport is None
+        self._clock = clock
+        self._lock = threading.Lock()
+        n = len(config.joints)
+        self._slot = {servo_id: i for i, servo_id in enumerate(config.ids)}
+        self._controllers: list[Any] = []
+        self._command: ServoCommand | None = None
+        self._position_kwargs: list[dict[str, float]] = []
+        self._command_time_s = 0.0
+        self._stopped = False
+        self._watchdog_tripped = False
+        self._faults: dict[tuple[str, str], ServoFault] = {}
+        self._missed = np.zeros(n, dtype=int)
+        self._position = np.full(n, math.nan)
+        self._velocity = np.full(n, math.nan)
+        self._torque = np.full(n, math.nan)
+        self._temperature = np.full(n, math.nan)
+        self._voltage = np.full(n, math.nan)
+        self._mode = np.full(n, -1, dtype=int)
+        self._fault_code = np.zeros(n, dtype=int)
+        self._observation: MoteusObservation | None = None
+        self._periods = np.zeros(max(2, stats_window))
+        self._last_start: float | None = None
+        self._counts = dict.fromkeys(
+            ('cycles', 'overruns', 'timeouts', 'transport_errors', 'missed_replies',
+             'watchdog_trips', 'clamped_commands'), 0)
+        self._last_error = ''
+        self._last_log = -math.inf
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing: asyncio.Event | None = None
+
+    # --- commands and safety (any thread) ---------------------------------------------
+
+    def set_command(self, command: ServoCommand) -> ServoCommand:
+        """Limit ``command`` (see the module docstring), make it current, feed the watchdog.
+
+        Returns:
+            The command as it will be sent (after the limits).
+
+        Raises:
+            CommandError: wrong number of servos, or the backend is read-only.
+        """
+        joints = self.config.joints
+        if self.config.read_only:
+            raise CommandError('the moteus backend is read-only: commands are not sent',
+                               'read_only')
+        if command.position.size != len(joints):
+            raise CommandError(f'command is for {command.position.size} servos, the bank has '
+                               f'{len(joints)} ({", ".join(joints)})', 'wrong_length')
+        limited, changed = apply_limits(command, self.config)
+        kwargs = [{
+            'position': float(limited.position[i]) / RAD_PER_REV,
+            'velocity': float(limited.velocity[i]) / RAD_PER_REV,
+            'feedforward_torque': float(limited.feedforward_torque[i]),
+            'kp_scale': float(limited.kp_scale[i]),
+            'kd_scale': float(limited.kd_scale[i]),
+            'maximum_torque': float(limited.maximum_torque[i]),
+        } for i in range(len(joints))]
+        with self._lock:
+            self._command, self._position_kwargs = limited, kwargs
+            self._command_time_s = self._clock()
+            self._watchdog_tripped = False
+            self._counts['clamped_commands'] += int(changed.any())
+        return limited
+
+    @property
+    def command(self) -> ServoCommand | None:
+        """The latest command after the limits (None before the first)."""
+        with self._lock:
+            return self._command
+
+    def stop(self) -> None:
+        """Stop every servo from the next cycle on, until ``resume()``; commands are kept."""
+        with self._lock:
+            self._stopped = True
+
+    def resume(self) -> None:
+        """Undo ``stop()``: the latest command is sent again if the watchdog allows."""
+        with self._lock:
+            self._stopped = False
+
+    def clear_faults(self) -> None:
+        """Forget latched faults; a fault still present is reported again."""
+        with self._lock:
+            self._faults.clear()
+            self._missed[:] = 0
+
+    @property
+    def faults(self) -> tuple[ServoFault, ...]:
+        """Latched faults, oldest first."""
+        with self._lock:
+            return tuple(self._faults.values())
+
+    @property
+    def observation(self) -> MoteusObservation | None:
+        """Return the latest observation, or None before the first cycle."""
+        with self._lock:
+            return self._observation
+
+    def stats(self) -> LoopStats:
+        """Return the loop statistics."""
+        with self._lock:
+            count = min(self._counts['cycles'] - 1, self._periods.size)
+            periods = self._periods[:max(count, 0)]
+            mean = float(periods.mean()) if count > 0 else math.nan
+            return LoopStats(
+                self._counts['cycles'], 1.0 / mean if count > 0 and mean > 0 else math.nan,
+                mean, float(periods.std()) if count > 0 else math.nan,
+                float(periods.max()) if count > 0 else math.nan,
+                self._counts['overruns'], self._counts['timeouts'],
+                self._counts['transport_errors'], self._counts['missed_replies'],
+                self._counts['watchdog_trips'], self._counts['clamped_commands'],
+                self._last_error)
+
+    # --- the loop (event-loop thread) ---------------------------------------------------
+
+    def _open(self) -> None:
+        if self._closed:
+            raise HardwareError('the moteus backend is closed')
+        if self._transport is None:
+            self._transport = make_transport(self.config)
+        if not self._controllers:
+            resolution = _query_resolution()
+            self._controllers = [
+                moteus.Controller(id=servo_id, transport=self._transport,
+                                  query_resolution=resolution)
+                for servo_id in self.config.ids]
+
+    def _plan(self, now: float) -> tuple[list[Any], bool]:
+        """Return the frames of this cycle, and whether they are position commands."""
+        controllers = self._controllers
+        if self.config.read_only or self._counts['cycles'] == 1:
+            return [c.make_query() for c in controllers], False
+        with self._lock:
+            kwargs = self._position_kwargs
+            timeout = self.config.command_timeout_s
+            if kwargs and timeout > 0 and now - self._command_time_s > timeout \
+                    and not self._watchdog_tripped:
+                self._watchdog_tripped = True
+                self._counts['watchdog_trips'] += 1
+                _log.warning('no servo command for %.3f s: stopping the servos', timeout)
+            hold = not kwargs or self._watchdog_tripped or self._stopped or bool(self._faults)
+        if hold:
+            return [c.make_stop(query=True) for c in controllers], False
+        return [c.make_position(query=True, **kw) for c, kw in zip(controllers, kwargs)], True
+
+    async def _exchange(self, commands: list[Any]) -> list[Any]:
+        """Cycle ``commands``; on a timeout, learn which controllers still answer."""
+        try:
+            return await self._cycle_within_timeout(commands)
+        except asyncio.TimeoutError:
+            with self._lock:
+                self._counts['timeouts'] += 1
+        # A timed-out cycle returns nothing, so ask each controller alone (a read, nothing
+        # written twice), one after the other as the bus serialises them anyway: the silent
+        # one is named and the others stay observed.
+        results: list[Any] = []
+        for controller in self._controllers:
+            try:
+                results += await self._cycle_within_timeout([controller.make_query()])
+            except asyncio.TimeoutError:
+                pass
+        return results
+
+    async def _cycle_within_timeout(self, commands: list[Any]) -> list[Any]:
+        try:
+            return await asyncio.wait_for(self._transport.cycle(commands),
+                                          self.config.effective_reply_timeout_s)
+        except asyncio.TimeoutError:
+            raise
+        except Exception as error:  # noqa: B902 - any transport failure is reported, not fatal
+            with self._lock:
+                self._counts['transport_errors'] += 1
+                self._last_error = f'{type(error).__name__}: {error}'
+            if time.monotonic() - self._last_log > 1.0:
+                self._last_log = time.monotonic()
+                _log.error('moteus transport failed: %s', self._last_error)
+            return []
+
+    async def cycle(self) -> MoteusObservation:
+        """Exchange one round of frames with every controller and return the observation.
+
+        Raises:
+            HardwareError: the transport cannot be opened, or the backend is closed.
+        """
+        self._open()
+        start = time.perf_counter()
+        with self._lock:
+            if self._last_start is not None:
+                k = (self._counts['cycles'] - 1) % self._periods.size
+                self._periods[k] = start - self._last_start
+            self._last_start = start
+            self._counts['cycles'] += 1
+        now = self._clock()
+        commands, commanding = self._plan(now)
+        results = await self._exchange(commands)
+        return self._update(results, now, commanding)
+
+    def _update(self, results: list[Any], now: float, commanding: bool) -> MoteusObservation:
+        fresh = np.zeros(len(self.config.joints), dtype=bool)
+        register = moteus.Register
+        for result in results:
+            slot = self._slot.get(getattr(result, 'id', None))  # type: ignore[arg-type]
+            if slot is None:
+                continue
+            values = result.values
+            self._position[slot] = values.get(register.POSITION, math.nan) * RAD_PER_REV
+            self._velocity[slot] = values.get(register.VELOCITY, math.nan) * RAD_PER_REV
+            self._torque[slot] = values.get(register.TORQUE, math.nan)
+            self._temperature[slot] = values.get(register.TEMPERATURE, math.nan)
+            self._voltage[slot] = values.get(register.VOLTAGE, math.nan)
+            self._mode[slot] = _as_int(values.get(register.MODE), -1)
+            self._fault_code[slot] = _as_int(values.get(register.FAULT), 0)
+            fresh[slot] = True
+        with self._lock:
+            self._missed = np.where(fresh, 0, self._missed + 1)
+            self._counts['missed_replies'] += int((~fresh).sum())
+            for slot in np.flatnonzero(fresh & (self._mode == int(moteus.Mode.FAULT))):
+                code = int(self._fault_code[slot])
+                self._latch(slot, 'fault', code, FAULT_DESCRIPTIONS.get(code, 'unknown fault'),
+                            now)
+            for slot in np.flatnonzero(fresh & (self._mode == int(moteus.Mode.TIMEOUT))):
+                self._latch(slot, 'timeout', 0, 'the controller saw no command within its '
+                            'servo.default_timeout_s', now)
+            for slot in np.flatnonzero(self._missed >= self.config.missed_cycles_to_fault):
+                self._latch(slot, 'no_reply', 0, f'no reply for {self._missed[slot]} cycles',
+                            now)
+            arrays = [a.copy() for a in (
+                self._position, self._velocity, self._torque, self._temperature,
+                self._voltage, self._mode, self._fault_code, fresh)]
+            for array in arrays:
+                array.setflags(write=False)
+            observation = MoteusObservation(
+                self.config.joints, now, *arrays, commanding, self._watchdog_tripped,
+                self._stopped, tuple(self._faults.values()))
+            self._observation = observation
+        return observation
+
+    def _latch(self, slot: int, kind: str, code: int, description: str, now: float) -> None:
+        joint = self.config.joints[slot]
+        if (joint, kind) not in self._faults:
+            fault = ServoFault(joint, self.config.ids[slot], kind, code, description, now)
+            self._faults[(joint, kind)] = fault
+            _log.error('servo fault: %s', fault.message)
+
+    async def run(self, until: asyncio.Event | None = None) -> None:
+        """Cycle at ``rate_hz`` until ``until`` is set.
+
+        Cycles start on a fixed grid of periods. A cycle that ends after the next was due
+        counts as an overrun; the next starts at once, so the grid holds the mean rate,
+        unless a whole period was lost: then the grid restarts from now rather than
+        sending a burst of cycles to catch up.
+        """
+        loop = asyncio.get_running_loop()
+        period = self.config.period_s
+        due = loop.time()
+        while until is None or not until.is_set():
+            await self.cycle()
+            due += period
+            delay = due - loop.time()
+            if delay < 0:
+                with self._lock:
+                    self._counts['overruns'] += 1
+                if delay < -period:
+                    due = loop.time()
+                delay = 0.0
+            await asyncio.sleep(delay)
+
+    async def aclose(self) -> None:
+        """Send a stop to every controller (unless read-only) and close an owned transport."""
+        if self._closed:
+            return
+        self._closed = True
+        transport = self._transport
+        if transport is None:
+            return
+        if self._controllers and not self.config.read_only:
+            try:
+                await asyncio.wait_for(transport.cycle([c.make_stop() for c in self._controllers]),
+                                       self.config.effective_reply_timeout_s)
+            except Exception as error:  # noqa: B902 - shutting down: report and go on
+                _log.error('could not send the final stop: %s: %s', type(error).__name__, error)
+        if self._owns_transport and hasattr(transport, 'close'):
+            transport.close()
+
+    # --- the threaded runner -------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """Whether the loop thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, timeout_s: float = 5.0) -> None:
+        """Open the transport and run the loop in a thread of its own.
+
+        Raises:
+            HardwareError: the transport cannot be opened (the thread has ended).
+            GraspMonitorError: already started or closed.
+        """
+        if self._thread is not None or self._closed:
+            raise GraspMonitorError('the moteus backend runs once: it is already started '
+                                    'or closed')
+        ready = threading.Event()
+        errors: list[BaseException] = []
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._serve(ready, errors)), name='moteus_servos',
+            daemon=True)
+        self._thread.start()
+        if not ready.wait(timeout_s):
+            raise HardwareError(f'the moteus loop did not start within {timeout_s} s')
+        if errors:
+            self._thread.join()
+            raise errors[0]
+
+    async def _serve(self, ready: threading.Event, errors: list[BaseException]) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._closing = asyncio.Event()
+        try:
+            self._open()
+        except Exception as error:  # noqa: B902 - handed to start() in the caller's thread
+            errors.append(error)
+            ready.set()
+            return
+        ready.set()
+        try:
+            await self.run(self._closing)
+        except Exception:  # noqa: B902 - the loop must still stop the servos
+            _log.exception('the moteus loop failed')
+        finally:
+            await self.aclose()
+
+    def close(self, timeout_s: float = 2.0) -> None:
+        """Stop the servos, end the loop thread and close the transport.
+
+        Without a thread (asyncio use), this runs ``aclose()`` in a fresh event loop.
+        """
+        thread, loop, closing = self._thread, self._loop, self._closing
+        if thread is not None:
+            if thread.is_alive() and loop is not None and closing is not None:
+                try:
+                    loop.call_soon_threadsafe(closing.set)
+                except RuntimeError:
+                    pass  # the loop has already ended
+            thread.join(timeout_s)
+            if thread.is_alive():
+                _log.error('the moteus loop did not end within %.1f s', timeout_s)
+            return
+        if not self._closed:
+            asyncio.run(self.aclose())
+
+    def __enter__(self) -> 'MoteusServos':
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
