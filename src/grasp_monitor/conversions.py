@@ -13,9 +13,11 @@ from grasp_monitor.core.values import BodyArrays, BodyState, JointStates
 from nav_msgs.msg import Odometry
 import numpy as np
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import JointState, PointCloud2, PointField
 from std_msgs.msg import Float64MultiArray
 
+#: Fields of a tactile cloud, in order: taxel position (m) and force (N), pad frame.
+TACTILE_FIELDS = ('x', 'y', 'z', 'fx', 'fy', 'fz')
 #: DiagnosticStatus levels by name.
 LEVELS = {
     'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
@@ -117,6 +119,57 @@ def servo_command_to_multiarray(command: ServoCommand) -> Float64MultiArray:
     """Convert a servo command to ``servo_commands/full`` rows (one per joint)."""
     table = np.stack([getattr(command, name) for name in COMMAND_FIELDS], axis=1)
     return Float64MultiArray(data=table.reshape(-1).tolist())
+
+
+def tactile_cloud_to_msg(
+    positions_in_pad: np.ndarray, forces_in_pad: np.ndarray, frame_id: str, time_s: float
+) -> PointCloud2:
+    """Build a tactile PointCloud2: float32 fields x y z (m) fx fy fz (N), one point per taxel.
+
+    Args:
+        positions_in_pad: (N, 3) taxel positions in the pad frame, m.
+        forces_in_pad: (N, 3) force on each taxel in the pad frame, N; a scalar
+            touch function gives (N, 1), published as fz with fx = fy = 0.
+        frame_id: the pad body's frame.
+        time_s: sample time, s.
+    """
+    forces = np.asarray(forces_in_pad, np.float32)
+    if forces.ndim == 2 and forces.shape[1] == 1:
+        forces = np.concatenate([np.zeros((forces.shape[0], 2), np.float32), forces], axis=1)
+    points = np.concatenate([np.asarray(positions_in_pad, np.float32), forces], axis=1)
+    msg = PointCloud2()
+    msg.header.stamp = time_to_msg(time_s)
+    msg.header.frame_id = frame_id
+    msg.height, msg.width = 1, points.shape[0]
+    msg.fields = [PointField(name=name, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                  for i, name in enumerate(TACTILE_FIELDS)]
+    msg.is_bigendian = False
+    msg.point_step = 4 * len(TACTILE_FIELDS)
+    msg.row_step = msg.point_step * points.shape[0]
+    msg.is_dense = True
+    msg.data = points.astype('<f4').tobytes()
+    return msg
+
+
+def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, float]:
+    """Read a tactile PointCloud2 back: positions (N, 3) m, forces (N, 3) N, time s.
+
+    Raises:
+        CommandError: the cloud does not have the float32 x y z fx fy fz layout.
+    """
+    names = tuple(field.name for field in msg.fields)
+    if names != TACTILE_FIELDS or any(
+            f.datatype != PointField.FLOAT32 or f.offset != 4 * i
+            for i, f in enumerate(msg.fields)) or msg.point_step != 24 or msg.is_bigendian:
+        raise CommandError(
+            f'tactile cloud must have float32 fields {" ".join(TACTILE_FIELDS)} packed in '
+            f'24 bytes, got {" ".join(names)} in {msg.point_step}', 'wrong_layout')
+    count = msg.width * msg.height
+    if len(msg.data) != 24 * count:
+        raise CommandError(f'tactile cloud holds {len(msg.data)} bytes for {count} points',
+                           'wrong_length')
+    points = np.frombuffer(bytes(msg.data), dtype='<f4').reshape(count, 6).astype(float)
+    return points[:, :3], points[:, 3:], time_from_msg(msg.header.stamp)
 
 
 def body_state_from_odometry(msg: Odometry) -> BodyState:

@@ -96,6 +96,14 @@ class BodyArrays:
     angular_velocity: np.ndarray
     time_s: float
 
+    def __post_init__(self) -> None:
+        names = tuple(self.names)
+        object.__setattr__(self, 'names', names)
+        for field, width in (('position', 3), ('quaternion', 4), ('linear_velocity', 3),
+                             ('angular_velocity', 3)):
+            object.__setattr__(
+                self, field, as_array(getattr(self, field), (len(names), width), field))
+
     def twist_in_body(self) -> tuple[np.ndarray, np.ndarray]:
         """Return linear and angular velocities (B, 3) in each body's own frame."""
         to_body = quat_to_matrix(self.quaternion)

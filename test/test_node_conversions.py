@@ -1,0 +1,47 @@
+"""Conversions between messages and core values round-trip exactly."""
+
+from grasp_monitor import conversions
+from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.values import BodyArrays
+import numpy as np
+import pytest
+
+
+def test_tactile_cloud_round_trip():
+    positions = np.arange(12.0).reshape(4, 3) * 0.01
+    forces = np.arange(12.0).reshape(4, 3) - 6.0
+    msg = conversions.tactile_cloud_to_msg(positions, forces, 'finger_left', 1.25)
+    assert [f.name for f in msg.fields] == ['x', 'y', 'z', 'fx', 'fy', 'fz']
+    assert msg.header.frame_id == 'finger_left' and msg.width == 4 and msg.point_step == 24
+    p, f, t = conversions.tactile_cloud_from_msg(msg)
+    np.testing.assert_allclose(p, positions, rtol=1e-6)
+    np.testing.assert_array_equal(f, forces)
+    assert t == 1.25
+
+
+def test_scalar_touch_values_publish_as_fz():
+    msg = conversions.tactile_cloud_to_msg(np.zeros((2, 3)), [[1.5], [2.0]], 'pad', 0.0)
+    _, forces, _ = conversions.tactile_cloud_from_msg(msg)
+    assert forces.tolist() == [[0, 0, 1.5], [0, 0, 2.0]]
+
+
+def test_a_cloud_with_another_layout_is_refused():
+    msg = conversions.tactile_cloud_to_msg(np.zeros((2, 3)), np.zeros((2, 3)), 'pad', 0.0)
+    msg.fields = msg.fields[:3]
+    with pytest.raises(CommandError, match='tactile cloud must have float32 fields x y z fx'):
+        conversions.tactile_cloud_from_msg(msg)
+
+
+def test_odometry_twist_is_in_the_body_frame_and_reads_back_in_the_world():
+    # body turned 90 degrees about z: world +x velocity is body -y
+    quaternion = [np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)]
+    bodies = BodyArrays(('cube',), [[1.0, 2.0, 3.0]], [quaternion], [[1.0, 0, 0]],
+                        [[0, 0, 2.0]], 4.5)
+    (msg,) = conversions.odometry_from_body_arrays(bodies)
+    linear = msg.twist.twist.linear
+    assert (linear.x, linear.y, linear.z) == pytest.approx((0.0, -1.0, 0.0))
+    assert msg.child_frame_id == 'cube' and msg.header.frame_id == 'world'
+    state = conversions.body_state_from_odometry(msg)
+    np.testing.assert_allclose(state.linear_velocity_in_world, [1.0, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(state.angular_velocity_in_world, [0, 0, 2.0], atol=1e-12)
+    assert state.time_s == 4.5
