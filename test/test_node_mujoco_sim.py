@@ -175,3 +175,16 @@ def test_grasp_controller_lifts_the_object_in_the_simulator(ros):
         Odometry, 'ground_truth/object', lambda m: heights.append(m.pose.pose.position.z), 10)
     # approach 1 s, close 1 s, lift 0.2 m in 1.5 s: the object rises off the table (0.425 m)
     assert wait_for(lambda: heights and heights[-1] > 0.6, timeout_s=60.0), heights[-1:]
+
+
+def test_every_scenario_starts_in_the_node(ros):
+    from sensor_msgs.msg import JointState as States
+    for scenario, joints in (('multi_block', 2), ('industrial_arm', 8)):
+        node = start_sim(ros, scenario=scenario)
+        client = ros.client(f'client_{scenario}')
+        states = []
+        client.create_subscription(States, 'joint_states', states.append, 10)
+        assert wait_for(lambda: states and len(states[-1].name) == joints), scenario
+        ros.executor.remove_node(node)
+        ros.executor.remove_node(client)
+        node.destroy_node()

@@ -30,6 +30,8 @@ PARAMETERS = COMMON + (
               choices=('box', 'cylinder', 'sphere'), read_only=True),
     ParamSpec('object_mass_kg', 0.2, 'pick_lift: object mass, kg.', 0.001, 100.0,
               read_only=True),
+    ParamSpec('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
+              choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
     ParamSpec('physics.timestep', 0.0, 'Physics step, s (0 = scenario default).', 0.0, 0.1,
               read_only=True),
     ParamSpec('physics.friction', 0.0, 'Grasp friction coefficient (0 = scenario default).',

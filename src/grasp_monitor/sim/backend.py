@@ -202,8 +202,8 @@ class Simulator:
         linear = np.empty((ids.size, 3))
         angular = np.empty((ids.size, 3))
         for row, body_id in enumerate(ids):
-            # mj_objectVelocity gives [angular, linear] of the body origin, world frame.
-            mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY,
+            # [angular, linear] of the body frame origin (XBODY; BODY would be the COM).
+            mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_XBODY,
                                      int(body_id), self._velocity_buffer, 0)
             angular[row] = self._velocity_buffer[:3]
             linear[row] = self._velocity_buffer[3:]

@@ -3,5 +3,5 @@
 SCENARIO_PARAMETERS = {
     'pick_lift': ('object_kind', 'object_mass_kg'),
     'multi_block': ('n_cubes',),
-    'industrial_arm': (),
+    'industrial_arm': ('feedforward',),
 }
