@@ -188,3 +188,21 @@ def test_every_scenario_starts_in_the_node(ros):
         ros.executor.remove_node(node)
         ros.executor.remove_node(client)
         node.destroy_node()
+
+
+def test_external_force_test_pulls_the_object_up_and_stops(ros):
+    from nav_msgs.msg import Odometry
+    start_sim(ros, **{'force_test.amplitude_per_kg': 0.0, 'force_test.offset': 5.0})
+    client = ros.client()
+    heights = []
+    client.create_subscription(
+        Odometry, 'ground_truth/object', lambda m: heights.append(m.pose.pose.position.z), 10)
+    start = client.create_client(Trigger, '/mujoco_sim/external_force/start')
+    stop = client.create_client(Trigger, '/mujoco_sim/external_force/stop')
+    assert wait_for(lambda: heights)
+    rest_m = heights[-1]
+    response = ros.call(start, Trigger.Request())
+    assert response.success and response.message == 'pulling object'
+    # 5 N up on a 0.2 kg object (1.96 N weight): it rises off the table
+    assert wait_for(lambda: heights[-1] > rest_m + 0.05, timeout_s=20.0)
+    assert ros.call(stop, Trigger.Request()).message == 'released'

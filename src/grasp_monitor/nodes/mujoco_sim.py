@@ -8,12 +8,13 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.events import ExternalForceTest
 from grasp_monitor.nodes.common import run_node, sensor_qos
-from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec
+from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
+from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.runner import RunConfig, SimRunner
-from grasp_monitor.sim.scene import CONES, SOLVERS
-from grasp_monitor.sim.scenes import build_scene, SCENARIOS
+from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
@@ -22,61 +23,33 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
-PARAMETERS = COMMON + (
-    ParamSpec('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
-              read_only=True),
-    ParamSpec('n_cubes', 3, 'multi_block: cubes in the row.', 1, 11, read_only=True),
-    ParamSpec('object_kind', 'box', 'pick_lift: object shape.',
-              choices=('box', 'cylinder', 'sphere'), read_only=True),
-    ParamSpec('object_mass_kg', 0.2, 'pick_lift: object mass, kg.', 0.001, 100.0,
-              read_only=True),
-    ParamSpec('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
-              choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
-    ParamSpec('physics.timestep', 0.0, 'Physics step, s (0 = scenario default).', 0.0, 0.1,
-              read_only=True),
-    ParamSpec('physics.friction', 0.0, 'Grasp friction coefficient (0 = scenario default).',
-              0.0, 1e9, read_only=True),
-    ParamSpec('physics.cone', '', 'Friction cone ("" = scenario default).',
-              choices=('',) + CONES, read_only=True),
-    ParamSpec('physics.solver', '', 'Constraint solver ("" = scenario default).',
-              choices=('',) + SOLVERS, read_only=True),
-    ParamSpec('physics.iterations', 0, 'Solver iterations (0 = scenario default).', 0, 10000,
-              read_only=True),
-    ParamSpec('physics.noslip_iterations', 0, 'Noslip iterations.', 0, 10000, read_only=True),
-    ParamSpec('physics.impratio', 0.0, 'Frictional/normal impedance ratio (0 = default).',
-              0.0, 1000.0, read_only=True),
-    ParamSpec('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',
-              1.0, 2000.0, read_only=True),
-    ParamSpec('real_time_factor', 1.0, 'Simulated s per wall s; 0 = as fast as possible.',
-              0.0, 1000.0, read_only=True),
-    ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
-              read_only=True),
-)
-_SETTINGS = {'physics.timestep': 'timestep_s', 'physics.friction': 'friction',
-             'physics.cone': 'cone', 'physics.solver': 'solver',
-             'physics.iterations': 'iterations', 'physics.impratio': 'impratio'}
-
 
 class MujocoSimNode(Node):
     """Simulate a scenario in MuJoCo; its joints are moteus-like servos.
 
-    Parameters: see ``PARAMETERS`` (scenario, physics.*, publish_rate,
-    real_time_factor, command_timeout, qos.*).
+    Parameters: see ``mujoco_sim_parameters.PARAMETERS`` (scenario, physics.*, force_test.*,
+    publish_rate, real_time_factor, command_timeout, qos.*).
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
     ``/diagnostics`` (1 Hz: rate, refused commands, watchdog, servo telemetry).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full`` (Float64MultiArray).
-    Services: ``~/reset`` (Trigger), ``~/pause`` (SetBool).
+    Services: ``~/reset`` (Trigger), ``~/pause`` (SetBool), ``~/external_force/start``
+    and ``~/external_force/stop`` (Trigger: the force test on ``force_test.body``).
     """
 
     def __init__(self, **kwargs) -> None:
         super().__init__('mujoco_sim', **kwargs)
         p = declare(self, PARAMETERS)
         self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
-        settings = {key: p[name] for name, key in _SETTINGS.items() if p[name]}
+        settings = {key: p[name] for name, key in SETTINGS.items() if p[name]}
         settings['noslip_iterations'] = p['physics.noslip_iterations']
         scene = build_scene(p['scenario'], settings,
                             **{k: p[k] for k in SCENARIO_PARAMETERS[p['scenario']]})
         self.sim = Simulator(scene, command_timeout_s=p['command_timeout'])
+        self.force_test = ExternalForceTest(
+            p['force_test.profile'], p['force_test.amplitude_per_kg'],
+            p['force_test.angular_frequency'], p['force_test.offset'],
+            redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])
+        self.force_body = p['force_test.body'] or scene.objects[0]
         self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor']),
                                 on_tick=self._publish)
         self.refused: Counter[str] = Counter()
@@ -91,6 +64,10 @@ class MujocoSimNode(Node):
                                  self._on_full_command, qos)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(SetBool, '~/pause', self._on_pause)
+        self.create_service(Trigger, '~/external_force/start',
+                            lambda q, r: self._force(True, q, r))
+        self.create_service(Trigger, '~/external_force/stop',
+                            lambda q, r: self._force(False, q, r))
         self.create_timer(1.0, self._publish_diagnostics)
         self.thread = threading.Thread(target=self.runner.run, daemon=True)
         self.thread.start()
@@ -130,19 +107,22 @@ class MujocoSimNode(Node):
         response.message = 'paused' if request.data else 'running'
         return response
 
+    def _force(self, start: bool, request: Trigger.Request, response: Trigger.Response):
+        with self.runner.lock:
+            if start:
+                self.sim.start_force_test(self.force_test, self.force_body)
+            else:
+                self.sim.stop_force_test()
+        response.success = True
+        response.message = f'pulling {self.force_body}' if start else 'released'
+        return response
+
     def _publish_diagnostics(self) -> None:
         with self.runner.lock:
-            obs = self.sim.servo_observation()
-            values = {'sim_time_s': f'{self.sim.time_s:.3f}', 'ticks': self.runner.ticks,
-                      'paused': self.runner.paused,
-                      'watchdog_trips': self.sim.servos.watchdog_trips,
-                      'refused_commands': sum(self.refused.values()),
-                      'voltage_v': f'{obs.voltage_v:.2f}'}
+            level, message, values = self.sim.status()
+        values.update({'ticks': self.runner.ticks, 'paused': self.runner.paused,
+                       'refused_commands': sum(self.refused.values())})
         values.update({f'refused.{k}': v for k, v in self.refused.items()})
-        values.update({f'temperature_c.{j}': f'{t:.1f}'
-                       for j, t in zip(self.sim.scene.joints, obs.temperature_c)})
-        level = 'ERROR' if self.sim.diverged else 'WARN' if obs.watchdog_tripped else 'OK'
-        message = {'ERROR': 'diverged', 'WARN': 'watchdog tripped', 'OK': 'running'}[level]
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(

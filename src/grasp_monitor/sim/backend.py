@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
+from grasp_monitor.core.events import ExternalForceTest
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
@@ -87,6 +88,7 @@ class Simulator:
         self._velocity_buffer = np.zeros(6)
         self._applied: ServoCommand | None = None
         self._external_force_body = -1
+        self._force_test: tuple[ExternalForceTest, str, float, float] | None = None
         self.diverged = False
         self.reset()
 
@@ -108,6 +110,8 @@ class Simulator:
         else:
             mujoco.mj_resetData(self.model, self.data)
         self.servos.reset()
+        self._force_test = None
+        self.clear_external_force()
         self._applied = None
         self.diverged = False
         self._apply(self.servos.active_command(self.time_s))
@@ -145,6 +149,11 @@ class Simulator:
             self._apply(self.drive(self.time_s))
         else:
             self._apply(self.servos.active_command(self.time_s))
+        if self._force_test is not None:
+            test, body, mass_kg, start_s = self._force_test
+            since_s = self.time_s - start_s
+            self.set_external_force(body, test.force_in_world(
+                since_s, mass_kg, int(round(since_s / self.timestep_s))))
         warnings_before = self._instability_warnings()
         previous_time = self.time_s
         mujoco.mj_step(self.model, self.data, nstep=nstep)
@@ -180,6 +189,21 @@ class Simulator:
         if self._external_force_body >= 0:
             self.data.xfrc_applied[self._external_force_body] = 0.0
             self._external_force_body = -1
+
+    def start_force_test(self, test: ExternalForceTest, body: str = '') -> None:
+        """Pull on ``body`` (default: the first object) with ``test``'s force from now on."""
+        body = body or self.scene.objects[0]
+        self._force_test = (test, body, self.body_mass_kg(body), self.time_s)
+
+    def stop_force_test(self) -> None:
+        """End the external force test and remove its force."""
+        self._force_test = None
+        self.clear_external_force()
+
+    @property
+    def force_test_active(self) -> bool:
+        """Whether the external force test is pulling."""
+        return self._force_test is not None
 
     # -- state, as copies -------------------------------------------------------------
     def joint_states(self) -> JointStates:
@@ -220,6 +244,21 @@ class Simulator:
         """Distance of each robot body from the base body, m (NaN where the state is NaN)."""
         base = self.data.xpos[self._base_id]
         return np.linalg.norm(self.data.xpos[self._robot_ids] - base, axis=1)
+
+    def status(self) -> tuple[str, str, dict[str, str]]:
+        """Return (level, message, values) for diagnostics: time, watchdog, servo telemetry."""
+        obs = self.servo_observation()
+        values = {'sim_time_s': f'{self.time_s:.3f}',
+                  'watchdog_trips': str(self.servos.watchdog_trips),
+                  'force_test': str(self.force_test_active).lower(),
+                  'voltage_v': f'{obs.voltage_v:.2f}'}
+        values.update({f'temperature_c.{joint}': f'{t:.1f}'
+                       for joint, t in zip(self.scene.joints, obs.temperature_c)})
+        if self.diverged:
+            return 'ERROR', 'diverged', values
+        if obs.watchdog_tripped:
+            return 'WARN', 'watchdog tripped', values
+        return 'OK', 'running', values
 
     def contacts(self) -> Contacts:
         """Every active contact, in bulk."""

@@ -1,0 +1,54 @@
+"""Declared parameters of the ``mujoco_sim`` node."""
+
+from grasp_monitor.nodes.params import COMMON, ParamSpec
+from grasp_monitor.sim.scene import CONES, SOLVERS
+from grasp_monitor.sim.scenes import SCENARIOS
+
+PARAMETERS = COMMON + (
+    ParamSpec('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
+              read_only=True),
+    ParamSpec('n_cubes', 3, 'multi_block: cubes in the row.', 1, 11, read_only=True),
+    ParamSpec('object_kind', 'box', 'pick_lift: object shape.',
+              choices=('box', 'cylinder', 'sphere'), read_only=True),
+    ParamSpec('object_mass_kg', 0.2, 'pick_lift: object mass, kg.', 0.001, 100.0,
+              read_only=True),
+    ParamSpec('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
+              choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
+    ParamSpec('physics.timestep', 0.0, 'Physics step, s (0 = scenario default).', 0.0, 0.1,
+              read_only=True),
+    ParamSpec('physics.friction', 0.0, 'Grasp friction coefficient (0 = scenario default).',
+              0.0, 1e9, read_only=True),
+    ParamSpec('physics.cone', '', 'Friction cone ("" = scenario default).',
+              choices=('',) + CONES, read_only=True),
+    ParamSpec('physics.solver', '', 'Constraint solver ("" = scenario default).',
+              choices=('',) + SOLVERS, read_only=True),
+    ParamSpec('physics.iterations', 0, 'Solver iterations (0 = scenario default).', 0, 10000,
+              read_only=True),
+    ParamSpec('physics.noslip_iterations', 0, 'Noslip iterations.', 0, 10000, read_only=True),
+    ParamSpec('physics.impratio', 0.0, 'Frictional/normal impedance ratio (0 = default).',
+              0.0, 1000.0, read_only=True),
+    ParamSpec('force_test.profile', 'sine', 'External force test: +z sine or random direction.',
+              choices=('sine', 'random'), read_only=True),
+    ParamSpec('force_test.amplitude_per_kg', 100.0, 'Force amplitude per kg of object, N/kg.',
+              0.0, 1e4, read_only=True),
+    ParamSpec('force_test.angular_frequency', 0.5, 'Sine angular frequency, rad/s.', 0.0,
+              1e3, read_only=True),
+    ParamSpec('force_test.offset', 1.0, 'Constant part of the sine force, N.', -1e4, 1e4,
+              read_only=True),
+    ParamSpec('force_test.redraw_steps', 100, 'Random profile: steps between directions.',
+              1, 1000000, read_only=True),
+    ParamSpec('force_test.seed', 0, 'Random profile: seed.', 0, 2**31 - 1, read_only=True),
+    ParamSpec('force_test.body', '', 'Body pulled by the test ("" = first object).',
+              read_only=True),
+    ParamSpec('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',
+              1.0, 2000.0, read_only=True),
+    ParamSpec('real_time_factor', 1.0, 'Simulated s per wall s; 0 = as fast as possible.',
+              0.0, 1000.0, read_only=True),
+    ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
+              read_only=True),
+)
+
+#: ROS parameter -> SimSettings field (0 or "" keeps the scenario default).
+SETTINGS = {'physics.timestep': 'timestep_s', 'physics.friction': 'friction',
+            'physics.cone': 'cone', 'physics.solver': 'solver',
+            'physics.iterations': 'iterations', 'physics.impratio': 'impratio'}
