@@ -33,6 +33,7 @@ setup(
             'grasp-monitor = grasp_monitor.cli:main',
             'mujoco_sim = grasp_monitor.nodes.mujoco_sim:main',
             'grasp_controller = grasp_monitor.nodes.grasp_controller:main',
+            'grasp_monitor = grasp_monitor.nodes.grasp_monitor:main',
             'moteus_servos = grasp_monitor.nodes.moteus_servos:main',
             'tactile_adapter = grasp_monitor.nodes.tactile_adapter:main',
         ],

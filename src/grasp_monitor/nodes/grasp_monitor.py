@@ -1,0 +1,164 @@
+"""The ``grasp_monitor`` node: service-triggered grasp, slip and timeout monitors."""
+
+from __future__ import annotations
+
+import json
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor import conversions
+from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.core.events import Command, GraspMonitor, MonitorConfig
+from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
+from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS
+from grasp_monitor.nodes.params import declare
+from nav_msgs.msg import Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState, PointCloud2
+from std_srvs.srv import SetBool, Trigger
+
+#: Level of each record kind on grasp_monitor/events (others are OK).
+EVENT_LEVELS = {'contact_timeout': 'WARN', 'slip_out': 'WARN', 'grasp_timeout': 'WARN',
+                'flying_apart': 'ERROR', 'sensor_stale': 'STALE'}
+EVENTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+class GraspMonitorNode(Node):
+    """Run the grasp events on tactile, ground-truth and joint inputs, trial by trial.
+
+    Parameters: see ``grasp_monitor_parameters.PARAMETERS``.
+    Publishes: ``grasp_monitor/events`` (DiagnosticStatus per event, reliable,
+    transient local, depth 100), ``/diagnostics`` (monitor status, 1 Hz).
+    Subscribes: ``tactile/<pad>`` (PointCloud2), ``ground_truth/<object>`` (Odometry),
+    ``joint_states`` (JointState).
+    Services: ``grasp_monitor/start`` (Trigger: trial id), ``grasp_monitor/stop`` (Trigger:
+    JSON summary of the trial's events), ``grasp_monitor/<event>/enable`` (SetBool).
+    Every record is appended to ``event_log`` and flushed before it is published.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__('grasp_monitor', **kwargs)
+        p = declare(self, PARAMETERS)
+        self.inputs = MonitorInputs(InputsConfig(
+            tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
+            p['contact_force'], p['max_sample_age']))
+        self.monitor = GraspMonitor(MonitorConfig(
+            sensor_period_s=1.0 / p['rate'], grasp_dwell_s=p['grasp_dwell'] or None,
+            object_still_speed_m_per_s=p['still_speed'],
+            finger_still_speed=p['finger_still_speed'], grasp_limit_s=p['grasp_limit'],
+            contact_timeout_s=p['contact_timeout'], slip_out_s=p['slip_out'],
+            force_test_s=p['force_test_time'], robot_bodies=tuple(p['pads']),
+            auto_start=False, events=tuple(p['events'])))
+        self.log = EventLog(p['event_log'])
+        self.trial_records: list[dict[str, str]] = []
+        group = MutuallyExclusiveCallbackGroup()  # the monitor is not thread-safe
+        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        self.events_pub = self.create_publisher(DiagnosticStatus, 'grasp_monitor/events',
+                                                EVENTS_QOS)
+        self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        for pad in p['pads']:
+            self.create_subscription(PointCloud2, f'tactile/{pad}',
+                                     lambda m, pad=pad: self._on_pad(pad, m), qos,
+                                     callback_group=group)
+        if p['object']:
+            self.create_subscription(Odometry, f'ground_truth/{p["object"]}', self._on_object,
+                                     qos, callback_group=group)
+        self.create_subscription(JointState, 'joint_states', self._on_joints, qos,
+                                 callback_group=group)
+        self.force_clients = {
+            start: self.create_client(Trigger, f'/{p["simulator"]}/external_force/{start}')
+            for start in ('start', 'stop')} if p['simulator'] else {}
+        self.create_service(Trigger, 'grasp_monitor/start', self._on_start, callback_group=group)
+        self.create_service(Trigger, 'grasp_monitor/stop', self._on_stop, callback_group=group)
+        for name in self.monitor.events.names:
+            self.create_service(SetBool, f'grasp_monitor/{name}/enable',
+                                lambda q, r, name=name: self._on_enable(name, q, r),
+                                callback_group=group)
+        self.create_timer(1.0 / p['rate'], self._tick, callback_group=group)
+        self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _on_pad(self, pad: str, msg: PointCloud2) -> None:
+        try:
+            _, forces, time_s = conversions.tactile_cloud_from_msg(msg)
+        except GraspMonitorError as error:
+            self.get_logger().warning(f'dropped tactile/{pad}: {error}',
+                                      throttle_duration_sec=1.0)
+            return
+        self.inputs.update_pad(pad, forces, time_s)
+
+    def _on_object(self, msg: Odometry) -> None:
+        twist = msg.twist.twist.linear
+        self.inputs.update_object([twist.x, twist.y, twist.z],
+                                  conversions.time_from_msg(msg.header.stamp))
+
+    def _on_joints(self, msg: JointState) -> None:
+        self.inputs.update_joints(list(msg.name), msg.velocity,
+                                  conversions.time_from_msg(msg.header.stamp))
+
+    def _emit(self, records) -> None:
+        self.log.append(records)  # flushed first: a killed node loses nothing published
+        for record in records:
+            values = record.as_strings()
+            self.trial_records.append(values)
+            self.events_pub.publish(conversions.diagnostic_status(
+                record.kind, EVENT_LEVELS.get(record.kind, 'OK'), record.command.value,
+                values, self.get_name()))
+
+    def _tick(self) -> None:
+        update = self.monitor.update(self.inputs.sample(self._now_s()))
+        self._emit(update.records)
+        if update.command is Command.ACTIVATE and 'start' in self.force_clients:
+            self.force_clients['start'].call_async(Trigger.Request())
+        elif update.command is Command.STOP and 'stop' in self.force_clients:
+            self.force_clients['stop'].call_async(Trigger.Request())
+
+    def _on_start(self, request: Trigger.Request, response: Trigger.Response):
+        self.trial_records = []
+        self._emit(self.monitor.start_trial())
+        response.success, response.message = True, str(self.monitor.trial_id)
+        return response
+
+    def _on_stop(self, request: Trigger.Request, response: Trigger.Response):
+        self._emit(self.monitor.stop_trial('stop service'))
+        if 'stop' in self.force_clients:
+            self.force_clients['stop'].call_async(Trigger.Request())
+        response.success = True
+        response.message = json.dumps({'events': self.trial_records})
+        return response
+
+    def _on_enable(self, name: str, request: SetBool.Request, response: SetBool.Response):
+        try:
+            self.monitor.set_enabled(name, request.data)
+            response.success, response.message = True, f'{name} enabled: {request.data}'
+        except GraspMonitorError as error:
+            response.success, response.message = False, str(error)
+        return response
+
+    def _publish_diagnostics(self) -> None:
+        values = self.monitor.diagnostics()
+        values.update({f'pad_force_n.{pad}': f'{force:.3f}' for pad, force in
+                       zip(self.inputs.config.pads, self.inputs.pad_forces_n())})
+        stale = self.inputs.sample(self._now_s()).stale
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = [conversions.diagnostic_status(
+            f'{self.get_name()}: monitor', 'STALE' if stale else 'OK',
+            'stale input' if stale else 'fresh input', values)]
+        self.diag_pub.publish(msg)
+
+    def destroy_node(self) -> None:
+        """Close the event log."""
+        self.log.close()
+        super().destroy_node()
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node."""
+    return run_node(GraspMonitorNode, args)

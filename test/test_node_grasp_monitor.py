@@ -1,0 +1,117 @@
+"""The grasp_monitor node over real rclpy: scripted tactile and ground truth in, events out."""
+
+import json
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from nav_msgs.msg import Odometry
+import numpy as np
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool, Trigger
+
+from conftest import wait_for
+from grasp_monitor import conversions
+from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS, GraspMonitorNode
+
+
+class ScriptedHand:
+    """Publishes tactile clouds, object odometry and finger joint states at 100 Hz."""
+
+    def __init__(self, node):
+        self.node = node
+        self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
+        self.silent = False
+        self.pads = {pad: node.create_publisher(
+            conversions.PointCloud2, f'tactile/{pad}', 10) for pad in self.pad_force_n}
+        self.odometry = node.create_publisher(Odometry, 'ground_truth/object', 10)
+        self.joints = node.create_publisher(JointState, 'joint_states', 10)
+        node.create_timer(0.01, self.publish)
+
+    def publish(self):
+        if self.silent:
+            return
+        now_s = self.node.get_clock().now().nanoseconds * 1e-9
+        for pad, force in self.pad_force_n.items():
+            forces = np.array([[0.0, 0.0, force / 2]] * 2)
+            self.pads[pad].publish(
+                conversions.tactile_cloud_to_msg(np.zeros((2, 3)), forces, pad, now_s))
+        odometry = Odometry()
+        odometry.header.stamp = conversions.time_to_msg(now_s)
+        self.odometry.publish(odometry)
+        self.joints.publish(JointState(
+            header=odometry.header, name=['finger_left', 'finger_right'],
+            position=[0.0, 0.0], velocity=[0.0, 0.0], effort=[0.0, 0.0]))
+
+
+def start_monitor(ros, tmp_path, **overrides):
+    params = {'simulator': '', 'slip_out': 0.3, 'contact_timeout': 1.0,
+              'event_log': str(tmp_path / 'events.jsonl')} | overrides
+    return ros.add(GraspMonitorNode(
+        context=ros.context,
+        parameter_overrides=[Parameter(k, value=v) for k, v in params.items()]))
+
+
+def kinds(events):
+    return [e.name for e in events if e.name not in ('sensor_stale', 'sensor_fresh')]
+
+
+def test_contact_grasp_then_slip_out_and_the_stop_summary(ros, tmp_path):
+    start_monitor(ros, tmp_path)
+    client = ros.client()
+    hand = ScriptedHand(client)
+    events = []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+    start = client.create_client(Trigger, 'grasp_monitor/start')
+    stop = client.create_client(Trigger, 'grasp_monitor/stop')
+    assert ros.call(start, Trigger.Request()).message == '1'
+    hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
+    assert wait_for(lambda: 'grasp' in kinds(events)), kinds(events)
+    assert kinds(events)[:3] == ['trial_start', 'contact', 'grasp']
+    grasp = next(e for e in events if e.name == 'grasp')
+    assert grasp.message == 'ACTIVATE'
+    hand.pad_force_n.update(finger_left=0.0, finger_right=0.0)  # the object is gone
+    assert wait_for(lambda: 'slip_out' in kinds(events), timeout_s=10.0), kinds(events)
+    values = {kv.key: kv.value for kv in events[-2].values + events[-1].values}
+    assert values['trial'] == '1'
+    summary = json.loads(ros.call(stop, Trigger.Request()).message)
+    assert wait_for(lambda: len(events) == len(summary['events']))
+    published = [{kv.key: kv.value for kv in e.values} for e in events]
+    assert summary['events'] == published
+    logged = [r.as_strings() for r in EventLog.read(tmp_path / 'events.jsonl')]
+    assert logged == published
+
+
+def test_silent_sensors_make_the_monitor_stale_never_a_slip(ros, tmp_path):
+    start_monitor(ros, tmp_path)
+    client = ros.client()
+    hand = ScriptedHand(client)
+    events, diagnostics = [], []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+    start = client.create_client(Trigger, 'grasp_monitor/start')
+    hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
+    ros.call(start, Trigger.Request())
+    assert wait_for(lambda: 'grasp' in kinds(events))
+    hand.silent = True
+    assert wait_for(lambda: any(e.name == 'sensor_stale' for e in events))
+    assert wait_for(lambda: [d for d in diagnostics
+                             if d.status[0].level == DiagnosticStatus.STALE])
+    wait_for(lambda: False, timeout_s=1.0)  # longer than slip_out (0.3 s)
+    assert 'slip_out' not in kinds(events)
+
+
+def test_disabling_a_monitor_and_refusing_a_prerequisite(ros, tmp_path):
+    start_monitor(ros, tmp_path)
+    client = ros.client()
+    stop_force = client.create_client(SetBool, 'grasp_monitor/stop_external_force/enable')
+    grasp = client.create_client(SetBool, 'grasp_monitor/grasp/enable')
+    contact = client.create_client(SetBool, 'grasp_monitor/contact/enable')
+    refused = ros.call(grasp, SetBool.Request(data=False))
+    assert not refused.success and 'stop_external_force' in refused.message
+    assert ros.call(stop_force, SetBool.Request(data=False)).success
+    assert ros.call(grasp, SetBool.Request(data=False)).success
+    refused = ros.call(contact, SetBool.Request(data=False))
+    assert not refused.success and 'contact_timeout' in refused.message
