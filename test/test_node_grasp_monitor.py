@@ -2,17 +2,16 @@
 
 import json
 
+from conftest import wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor import conversions
+from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS, GraspMonitorNode
 from nav_msgs.msg import Odometry
 import numpy as np
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
-
-from conftest import wait_for
-from grasp_monitor import conversions
-from grasp_monitor.core.event_log import EventLog
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS, GraspMonitorNode
 
 
 class ScriptedHand:
