@@ -34,6 +34,7 @@ setup(
             'mujoco_sim = grasp_monitor.nodes.mujoco_sim:main',
             'grasp_controller = grasp_monitor.nodes.grasp_controller:main',
             'grasp_monitor = grasp_monitor.nodes.grasp_monitor:main',
+            'grasp_metrics = grasp_monitor.nodes.grasp_metrics:main',
             'moteus_servos = grasp_monitor.nodes.moteus_servos:main',
             'tactile_adapter = grasp_monitor.nodes.tactile_adapter:main',
         ],

@@ -4,6 +4,7 @@ import os
 import threading
 import time
 
+import numpy as np
 import pytest
 
 # Every test process talks on its own domain, on this machine only.
@@ -19,6 +20,49 @@ def wait_for(predicate, timeout_s=10.0, period_s=0.01):
         time.sleep(period_s)
         value = predicate()
     return value
+
+
+class ScriptedHand:
+    """Publishes tactile clouds, object odometry and finger joint states at 100 Hz."""
+
+    def __init__(self, node):
+        from nav_msgs.msg import Odometry
+        from sensor_msgs.msg import JointState, PointCloud2
+        self.node = node
+        self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
+        self.silent = False
+        self.pads = {pad: node.create_publisher(
+            PointCloud2, f'tactile/{pad}', 10) for pad in self.pad_force_n}
+        self.bodies = {body: node.create_publisher(Odometry, f'ground_truth/{body}', 10)
+                       for body in ('object', 'finger_left', 'finger_right')}
+        self.joints = node.create_publisher(JointState, 'joint_states', 10)
+        node.create_timer(0.01, self.publish)
+
+    def publish(self):
+        from nav_msgs.msg import Odometry
+        from sensor_msgs.msg import JointState
+
+        from grasp_monitor import conversions
+        if self.silent:
+            return
+        now_s = self.node.get_clock().now().nanoseconds * 1e-9
+        for pad, force in self.pad_force_n.items():
+            # two taxels on the inner face, each carrying half the force, pad frame
+            sign = 1.0 if pad == 'finger_left' else -1.0
+            forces = np.array([[0.0, sign * force / 2, 0.0]] * 2)
+            positions = np.array([[0.0, -sign * 0.005, 0.01], [0.0, -sign * 0.005, -0.01]])
+            self.pads[pad].publish(
+                conversions.tactile_cloud_to_msg(positions, forces, pad, now_s))
+        for body, y in (('object', 0.0), ('finger_left', 0.03), ('finger_right', -0.03)):
+            odometry = Odometry()
+            odometry.header.stamp = conversions.time_to_msg(now_s)
+            odometry.child_frame_id = body
+            odometry.pose.pose.position.y = y
+            odometry.pose.pose.orientation.w = 1.0
+            self.bodies[body].publish(odometry)
+        self.joints.publish(JointState(
+            header=odometry.header, name=['finger_left', 'finger_right'],
+            position=[0.0, 0.0], velocity=[0.0, 0.0], effort=[0.0, 0.0]))
 
 
 class RosHarness:

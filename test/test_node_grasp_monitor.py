@@ -2,45 +2,12 @@
 
 import json
 
-from conftest import wait_for
+from conftest import ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor import conversions
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS, GraspMonitorNode
-from nav_msgs.msg import Odometry
-import numpy as np
 from rclpy.parameter import Parameter
-from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
-
-
-class ScriptedHand:
-    """Publishes tactile clouds, object odometry and finger joint states at 100 Hz."""
-
-    def __init__(self, node):
-        self.node = node
-        self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
-        self.silent = False
-        self.pads = {pad: node.create_publisher(
-            conversions.PointCloud2, f'tactile/{pad}', 10) for pad in self.pad_force_n}
-        self.odometry = node.create_publisher(Odometry, 'ground_truth/object', 10)
-        self.joints = node.create_publisher(JointState, 'joint_states', 10)
-        node.create_timer(0.01, self.publish)
-
-    def publish(self):
-        if self.silent:
-            return
-        now_s = self.node.get_clock().now().nanoseconds * 1e-9
-        for pad, force in self.pad_force_n.items():
-            forces = np.array([[0.0, 0.0, force / 2]] * 2)
-            self.pads[pad].publish(
-                conversions.tactile_cloud_to_msg(np.zeros((2, 3)), forces, pad, now_s))
-        odometry = Odometry()
-        odometry.header.stamp = conversions.time_to_msg(now_s)
-        self.odometry.publish(odometry)
-        self.joints.publish(JointState(
-            header=odometry.header, name=['finger_left', 'finger_right'],
-            position=[0.0, 0.0], velocity=[0.0, 0.0], effort=[0.0, 0.0]))
 
 
 def start_monitor(ros, tmp_path, **overrides):

@@ -1,0 +1,126 @@
+"""The ``grasp_metrics`` node: energy metric and grasp criteria on ``/diagnostics``."""
+
+from __future__ import annotations
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor import conversions
+from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
+from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.core.events import EventRecord
+from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.grasp_metrics_parameters import CRITERIA, PARAMETERS
+from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from grasp_monitor.nodes.params import declare
+from nav_msgs.msg import Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from sensor_msgs.msg import PointCloud2
+from std_msgs.msg import Float64
+
+
+class GraspMetricsNode(Node):
+    """Compute the energy metric every sample and the criteria at the end of each trial.
+
+    Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
+    Publishes: ``grasp_metrics/energy`` (Float64, J, every sample in a trial),
+    ``grasp_metrics/reward`` (Float64, weighted total, at each trial end), ``/diagnostics``
+    (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward).
+    Subscribes: ``ground_truth/<object>``, ``ground_truth/<pad>`` (Odometry),
+    ``tactile/<pad>`` (PointCloud2), ``grasp_monitor/events`` (trial start and end, grasp).
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__('grasp_metrics', **kwargs)
+        p = declare(self, PARAMETERS)
+        self.config = MetricsConfig(
+            p['object'], tuple(p['pads']), p['object_mass'], tuple(p['object_inertia']),
+            1.0 / p['rate'],
+            CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
+                           p['criteria.final_position_ref'], p['criteria.force_cutoff']),
+            CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)))
+        self.thresholds_j = (p['energy_warn'], p['energy_threshold'])
+        self.metrics = TrialMetrics(self.config)
+        self.bodies: dict[str, object] = {}
+        self.clouds: dict[str, tuple] = {}
+        group = MutuallyExclusiveCallbackGroup()
+        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        self.energy_pub = self.create_publisher(Float64, 'grasp_metrics/energy', 10)
+        self.reward_pub = self.create_publisher(Float64, 'grasp_metrics/reward', 10)
+        self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        for body in (p['object'], *p['pads']):
+            self.create_subscription(
+                Odometry, f'ground_truth/{body}',
+                lambda m, b=body: self.bodies.__setitem__(
+                    b, conversions.body_state_from_odometry(m)), qos, callback_group=group)
+        for pad in p['pads']:
+            self.create_subscription(PointCloud2, f'tactile/{pad}',
+                                     lambda m, pad=pad: self._on_pad(pad, m), qos,
+                                     callback_group=group)
+        self.create_subscription(DiagnosticStatus, 'grasp_monitor/events', self._on_event,
+                                 EVENTS_QOS, callback_group=group)
+        self.create_timer(1.0 / p['rate'], self._sample, callback_group=group)
+        self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
+
+    def _on_pad(self, pad: str, msg: PointCloud2) -> None:
+        try:
+            positions, forces, _ = conversions.tactile_cloud_from_msg(msg)
+        except GraspMonitorError as error:
+            self.get_logger().warning(f'dropped tactile/{pad}: {error}',
+                                      throttle_duration_sec=1.0)
+            return
+        self.clouds[pad] = (positions, forces)
+
+    def _on_event(self, msg: DiagnosticStatus) -> None:
+        record = EventRecord.from_strings({kv.key: kv.value for kv in msg.values})
+        if record.kind == 'trial_start':
+            self.metrics.start(record.trial_id)
+        elif record.kind == 'trial_end':
+            self.metrics.add_event(record)
+            report = self.metrics.finish()
+            if report is not None:
+                self.reward_pub.publish(Float64(data=report.total))
+        else:
+            self.metrics.add_event(record)
+
+    def _sample(self) -> None:
+        pads = self.config.pads
+        if not all(b in self.bodies for b in (self.config.object_name, *pads)) or \
+                not all(pad in self.clouds for pad in pads):
+            return
+        try:
+            sample = self.metrics.update(
+                self.get_clock().now().nanoseconds * 1e-9,
+                self.bodies[self.config.object_name], [self.bodies[pad] for pad in pads],
+                [self.clouds[pad][0] for pad in pads], [self.clouds[pad][1] for pad in pads])
+        except GraspMonitorError as error:  # e.g. time went back: wait for the next trial
+            self.get_logger().warning(f'metrics sample dropped: {error}',
+                                      throttle_duration_sec=1.0)
+            return
+        if sample is not None:
+            self.energy_pub.publish(Float64(data=float(sample.max_energy_j)))
+
+    def _publish_diagnostics(self) -> None:
+        energy = self.metrics.last_energy
+        energy_j = float(energy.max_energy_j) if energy is not None else 0.0
+        warn_j, fail_j = self.thresholds_j
+        level = 'ERROR' if energy_j > fail_j else 'WARN' if energy_j >= warn_j else 'OK'
+        statuses = [conversions.diagnostic_status(
+            f'{self.get_name()}: energy', level,
+            {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
+             'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j})]
+        report = self.metrics.report
+        if report is not None:
+            values = {name: f'{value:.3f}' for name, value in report.partials.items()}
+            values['total'] = f'{report.total:.3f}'
+            statuses.append(conversions.diagnostic_status(
+                f'{self.get_name()}: criteria', 'OK', f'reward {report.total:.3f}', values))
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = statuses
+        self.diag_pub.publish(msg)
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node."""
+    return run_node(GraspMetricsNode, args)

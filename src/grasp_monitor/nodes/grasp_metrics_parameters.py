@@ -1,0 +1,29 @@
+"""Declared parameters of the ``grasp_metrics`` node."""
+
+from grasp_monitor.nodes.params import COMMON, ParamSpec
+
+CRITERIA = ('time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
+            'grasp_time', 'final_position')
+
+PARAMETERS = COMMON + (
+    ParamSpec('object', 'object', 'Grasped object (ground_truth/<object>).', read_only=True),
+    ParamSpec('pads', ['finger_left', 'finger_right'],
+              'Left and right pads: tactile/<pad> and ground_truth/<pad>.', read_only=True),
+    ParamSpec('object_mass', 0.2, 'Object mass, kg.', 1e-6, 1e4, read_only=True),
+    ParamSpec('object_inertia', [8.333e-5, 8.333e-5, 8.333e-5],
+              'Principal moments of inertia about the COG, kg*m^2.', read_only=True),
+    ParamSpec('rate', 100.0, 'Sample rate, Hz.', 1.0, 2000.0, read_only=True),
+    ParamSpec('energy_threshold', 1e7, 'Energy above which the grasp failed, J.', 0.0, 1e12,
+              read_only=True),
+    ParamSpec('energy_warn', 1.0, 'Energy reported as WARN from this value, J.', 0.0, 1e12,
+              read_only=True),
+    ParamSpec('criteria.trial_duration', 10.0, 'T of the time criterion, s.', 1e-3, 1e5,
+              read_only=True),
+    ParamSpec('criteria.grasp_limit', 5.0, 'Grasp limit of the grasp time criterion, s.',
+              1e-3, 1e5, read_only=True),
+    ParamSpec('criteria.final_position_ref', 0.3, 'Displacement that scores 0, m.', 1e-6,
+              100.0, read_only=True),
+    ParamSpec('criteria.force_cutoff', 100.0, 'Samples with more net force are dropped, N.',
+              1e-6, 1e6, read_only=True),
+) + tuple(ParamSpec(f'weights.{name}', 1.0, f'Weight of the {name} criterion.', 0.0, 1e6,
+                    read_only=True) for name in CRITERIA)

@@ -1,0 +1,46 @@
+"""The grasp_metrics node over real rclpy: energy during a trial, criteria and reward after it."""
+
+from conftest import ScriptedHand, wait_for
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
+from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
+from rclpy.parameter import Parameter
+from std_msgs.msg import Float64
+from std_srvs.srv import Trigger
+
+
+def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
+    ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=[
+        Parameter('simulator', value=''), Parameter('event_log', value=str(tmp_path / 'e'))]))
+    ros.add(GraspMetricsNode(context=ros.context))
+    client = ros.client()
+    hand = ScriptedHand(client)
+    energy, reward, diagnostics = [], [], []
+    client.create_subscription(Float64, 'grasp_metrics/energy', energy.append, 10)
+    client.create_subscription(Float64, 'grasp_metrics/reward', reward.append, 10)
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+    start = client.create_client(Trigger, 'grasp_monitor/start')
+    stop = client.create_client(Trigger, 'grasp_monitor/stop')
+    hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
+    ros.call(start, Trigger.Request())
+    assert wait_for(lambda: len(energy) > 20)
+    # everything still: no energy is needed to return the object to its start pose
+    assert max(abs(e.data) for e in energy) < 1e-9
+    wait_for(lambda: False, timeout_s=0.5)
+    ros.call(stop, Trigger.Request())
+    assert wait_for(lambda: reward, timeout_s=5.0)
+
+    def criteria():
+        for array in diagnostics:
+            for status in array.status:
+                if status.name.endswith('criteria'):
+                    return {kv.key: kv.value for kv in status.values}
+        return None
+
+    values = wait_for(criteria, timeout_s=5.0)
+    assert values is not None
+    # equal and opposite pad forces: net force 0, reward 1; both pads in contact at the grasp
+    assert values['force'] == '1.000' and values['instant_contacting_link'] == '1.000'
+    assert float(values['total']) == round(reward[-1].data, 3)
+    assert wait_for(lambda: any(s.name.endswith('energy') and s.level == DiagnosticStatus.OK
+                                for array in diagnostics for s in array.status))
