@@ -1,6 +1,11 @@
 """Contact extraction from real MuJoCo data, checked against mj_contactForce."""
 
+import math
+
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.rotations import quat_multiply
+from grasp_monitor.core.sensor_layout import pad_layout
+from grasp_monitor.core.tactile import TactileConfig, TactilePad
 from grasp_monitor.sim.contacts import extract_contacts, geom_meshes, geom_shapes
 import mujoco
 import numpy as np
@@ -173,3 +178,66 @@ def mujoco_matrix(quaternion):
     matrix = np.zeros(9)
     mujoco.mju_quat2Mat(matrix, np.asarray(quaternion, float))
     return matrix.reshape(3, 3)
+
+
+def _axis_quaternion(axis, degrees):
+    half = math.radians(degrees) / 2
+    return np.concatenate([[math.cos(half)], math.sin(half) * np.asarray(axis, float)])
+
+
+def _cube_on_tilted_pad(cube_first):
+    """MJCF of a 1 kg cube resting on a fixed pad flipped and tilted 20° (and yawed)."""
+    # Pad: 160° about x, then 90° about its own z; its -z face is up, tilted 20° towards +y.
+    pad_quaternion = quat_multiply(_axis_quaternion((1, 0, 0), 160),
+                                   _axis_quaternion((0, 0, 1), 90))
+    up = np.array([0.0, math.sin(math.radians(20)), math.cos(math.radians(20))])
+    cube_position = np.array([0.0, 0.0, 0.5]) + up * (0.005 + 0.02)
+    cube_quaternion = _axis_quaternion((1, 0, 0), -20)
+
+    def fmt(values):
+        return ' '.join(repr(float(v)) for v in values)
+
+    pad = (f'<body name="pad" pos="0 0 0.5" quat="{fmt(pad_quaternion)}">'
+           '<geom name="pad_geom" type="box" size="0.05 0.05 0.005"/></body>')
+    cube = (f'<body name="cube" pos="{fmt(cube_position)}" '
+            f'quat="{fmt(cube_quaternion)}"><freejoint/>'
+            '<geom name="cube_geom" type="box" size="0.02 0.02 0.02" mass="1"/></body>')
+    bodies = cube + pad if cube_first else pad + cube
+    return ('<mujoco><option timestep="0.002" gravity="0 0 -9.81" cone="elliptic"/>'
+            f'<worldbody>{bodies}</worldbody></mujoco>')
+
+
+@pytest.mark.parametrize('cube_first', [False, True])
+def test_cube_on_a_rotated_pad_weighs_m_g_in_every_touch_frame(cube_first):
+    model, data = _settle(_cube_on_tilted_pad(cube_first), 1000)
+    pad_body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, 'pad')
+    pad_geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, 'pad_geom')
+    contacts = extract_contacts(model, data)
+    # Both orders, so the flip for a pad that is geom1 is exercised too.
+    assert np.all((contacts.geom1 == pad_geom) == (not cube_first))
+    assert np.all((contacts.geom2 == pad_geom) == cube_first)
+    assert np.linalg.norm(data.qvel) < 1e-3  # at rest: contact forces balance gravity
+    layout = pad_layout(geom_shapes(model, ['pad']), 0.005)
+    pose = (data.xpos[pad_body].copy(), data.xquat[pad_body].copy())
+    weight = 1.0 * GRAVITY_M_S2
+    along, across = weight * math.cos(math.radians(20)), weight * math.sin(math.radians(20))
+    # The cube presses the pad down (world -z); in the pad frame (x = pad (160° x, 90° z)
+    # of world) that is (-m g sin 20°, 0, m g cos 20°), the pad's +z facing into its body.
+    expected = {
+        'normal': [along],
+        'normal_force': [0.0, 0.0, along],
+        'force_vector': [-across, 0.0, along],
+        'force_vector_global': [0.0, 0.0, -weight],
+    }
+    for touch, total in expected.items():
+        for response in ('spread_linear', 'nearest'):
+            sensor = TactilePad(layout, config=TactileConfig(touch, response))
+            values = sensor.compute(contacts, pose)
+            assert values.shape == (len(layout), len(total))
+            np.testing.assert_allclose(values.sum(axis=0), total, rtol=0, atol=1e-6 * weight)
+            np.testing.assert_allclose(sensor.total_force_in_pad, expected['force_vector'],
+                                       rtol=0, atol=1e-6 * weight)
+    # Only the taxels under the cube (the pad's -z face) light up.
+    lit = TactilePad(layout, config=TactileConfig('normal')).compute(contacts, pose)[:, 0] > 0
+    assert np.all(layout.normals_in_body[lit, 2] == -1.0)
+    assert np.all(np.abs(layout.positions_in_body[lit, :2]).max(axis=1) < 0.02 + 0.01)

@@ -1,0 +1,397 @@
+"""Tactile arrays: contact forces distributed over a pad's taxels (mimoTouch).
+
+For every contact touching one of the pad's geoms, the force *on the pad* is
+taken from the contact (flipped when the pad geom is the contact's geom1,
+because ``Contacts.force_in_contact`` is the force on geom2), expressed by
+the touch function and spread over the taxels by the response function.
+
+Touch functions (values per taxel):
+    ``normal``: the normal force magnitude, N (1 value, >= 0).
+    ``normal_force``: the normal force as a vector in the pad body frame, N (3).
+    ``force_vector``: the full force in the pad body frame, N (3).
+    ``force_vector_global``: the full force in the world frame, N (3).
+
+Response functions:
+    ``nearest``: everything to the taxel nearest the contact point.
+    ``spread_linear``: to every taxel closer than 2 x resolution, weight
+    falling linearly to zero at that distance, normalised so each contact's
+    total equals its force. mimoTouch drops a contact with no taxel in that
+    range (its force is lost); here it falls back to ``nearest`` so the
+    pad's total is always conserved.
+
+Distances are straight lines in the pad frame. ``compute`` has no Python
+loop per contact or per taxel. A grid of cells (side >= the spread radius)
+built once lists, per cell, every taxel within the radius of any point of
+the cell; a contact's candidates are those of its cell, so ``compute`` works
+on a (contacts x candidates) array in preallocated buffers, which is exact
+and far smaller than (contacts x taxels). A k-d tree answers the rare
+contact with no taxel in range (the fallback above).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import math
+from typing import Any, Iterable, Mapping
+
+from grasp_monitor.core.errors import ConfigError, SimulationError
+from grasp_monitor.core.noise import NOISE_PARAMETERS, NoiseConfig, NoiseModel
+from grasp_monitor.core.plugins import ParameterSpec, register_plugin
+from grasp_monitor.core.sensor_layout import LAYOUT_MODES, pad_layout, PadLayout
+from grasp_monitor.core.values import Contacts, GeomShape
+import numpy as np
+import numpy.typing as npt
+from scipy.spatial import cKDTree
+
+#: Touch functions and the number of values each gives per taxel.
+TOUCH_FUNCTIONS = {'normal': 1, 'normal_force': 3, 'force_vector': 3, 'force_vector_global': 3}
+#: Response functions.
+RESPONSE_FUNCTIONS = ('nearest', 'spread_linear')
+#: ``spread_linear`` reaches this many resolutions from the contact.
+SPREAD_RADIUS_RESOLUTIONS = 2.0
+
+
+@dataclass(frozen=True)
+class TactileConfig:
+    """How a pad turns contacts into taxel values.
+
+    Attributes:
+        touch: one of ``TOUCH_FUNCTIONS``.
+        response: one of ``RESPONSE_FUNCTIONS``.
+        resolution_m: taxel spacing that sets the spread radius
+            (2 x resolution), m; None takes the layout's.
+        noise: noise added to every value, clamped to the touch function's
+            range ([0, inf) for ``normal``, unbounded otherwise).
+    """
+
+    touch: str = 'force_vector'
+    response: str = 'spread_linear'
+    resolution_m: float | None = None
+    noise: NoiseConfig = field(default_factory=NoiseConfig)
+
+    def __post_init__(self) -> None:
+        if self.touch not in TOUCH_FUNCTIONS:
+            raise ConfigError(
+                f'touch function {self.touch!r} is not one of {", ".join(TOUCH_FUNCTIONS)}')
+        if self.response not in RESPONSE_FUNCTIONS:
+            raise ConfigError(f'response function {self.response!r} is not one of '
+                              f'{", ".join(RESPONSE_FUNCTIONS)}')
+        if self.resolution_m is not None and not (
+                math.isfinite(self.resolution_m) and self.resolution_m > 0):
+            raise ConfigError(
+                f"resolution_m must be a finite number > 0 (or None for the layout's), "
+                f'got {self.resolution_m}')
+        if not isinstance(self.noise, NoiseConfig):
+            raise ConfigError(f'noise must be a NoiseConfig, got {type(self.noise).__name__}')
+
+
+class TactilePad:
+    """One pad's taxels and the force distribution onto them.
+
+    Args:
+        layout: taxel positions and normals in the pad body frame.
+        geom_ids: simulator ids of the pad's geoms whose contacts count
+            (default: the geoms the layout covers).
+        config: touch and response functions, resolution, noise.
+
+    Attributes:
+        layout: the layout.
+        config: the configuration.
+        geom_ids: (G,) the geoms whose contacts count.
+        width: values per taxel (1 or 3).
+        total_force_in_pad: (3,) N, sum of the forces on the pad in the pad
+            frame at the last ``compute`` (before noise), for checks.
+        contact_count: contacts that touched the pad at the last ``compute``.
+
+    Raises:
+        ConfigError: bad names, resolution or geom ids.
+    """
+
+    def __init__(self, layout: PadLayout, geom_ids: Iterable[int] | None = None,
+                 config: TactileConfig | None = None) -> None:
+        if not isinstance(layout, PadLayout):
+            raise ConfigError(f'layout must be a PadLayout, got {type(layout).__name__}')
+        self.layout = layout
+        self.config = TactileConfig() if config is None else config
+        ids = np.unique(layout.geom_ids) if geom_ids is None else np.unique(
+            np.asarray(list(geom_ids), dtype=np.int64))
+        if ids.size == 0 or np.any(ids < 0):
+            raise ConfigError(f'geom_ids must be one or more ids >= 0, got {ids.tolist()}')
+        ids.setflags(write=False)
+        self.geom_ids = ids
+        self.width = TOUCH_FUNCTIONS[self.config.touch]
+        resolution = self.config.resolution_m or layout.resolution_m
+        self.spread_radius_m = SPREAD_RADIUS_RESOLUTIONS * resolution
+        minimum = 0.0 if self.config.touch == 'normal' else -math.inf
+        self.noise = NoiseModel(self.config.noise, minimum, math.inf)
+        self._taxel_tree = cKDTree(layout.positions_in_body)
+        self._grid = _CandidateGrid(layout.positions_in_body, self.spread_radius_m)
+        # Where each candidate's components land in the flattened (N + 1, width)
+        # output; the extra row collects the filler candidates and is dropped.
+        self._scatter = (self._grid.indices[:, None, :] * self.width
+                         + np.arange(self.width)[None, :, None])
+        self._bins = (len(layout) + 1) * self.width
+        # Pad membership of geom id g at entry g + 1; entry 0 (id -1) and the last
+        # entry (every larger id, by clipping) are False.
+        self._is_pad_geom = np.zeros(int(ids.max()) + 3, dtype=bool)
+        self._is_pad_geom[ids + 1] = True
+        self._values = np.zeros((len(layout), self.width))
+        self._capacity = 0
+        self._grow(16)
+        self.total_force_in_pad = np.zeros(3)
+        self.contact_count = 0
+
+    @property
+    def positions_in_pad(self) -> np.ndarray:
+        """(N, 3) m, taxel positions in the pad body frame."""
+        return self.layout.positions_in_body
+
+    @property
+    def normals_in_pad(self) -> np.ndarray:
+        """(N, 3) outward unit normals of the taxels in the pad body frame."""
+        return self.layout.normals_in_body
+
+    def _on_pad(self, geom_ids: np.ndarray) -> np.ndarray:
+        """Return (K,) True where a geom id is one of the pad's (-1 and unknown ids: False)."""
+        return self._is_pad_geom.take(geom_ids + 1, mode='clip')
+
+    def compute(self, contacts: Contacts,
+                T_world_pad: tuple[npt.ArrayLike, npt.ArrayLike]) -> np.ndarray:
+        """Return the taxel values for ``contacts`` with the pad at ``T_world_pad``.
+
+        Contacts between two geoms of the pad itself are ignored.
+
+        Args:
+            contacts: every contact of the scene (others are filtered out).
+            T_world_pad: pose of the pad body in the world: position (3,) m
+                and unit quaternion (4,) (w, x, y, z), pad to world.
+
+        Returns:
+            (N, width) values per taxel, in the units and frame of the touch
+            function (a new array).
+        """
+        position, quaternion = T_world_pad
+        rotation = _rotation_matrix(quaternion)  # columns: pad axes in world
+        on_geom1 = self._on_pad(contacts.geom1)
+        on_geom2 = self._on_pad(contacts.geom2)
+        touching = np.flatnonzero(on_geom1 ^ on_geom2)
+        self.contact_count = int(touching.size)
+        values = self._values
+        values.fill(0.0)
+        if touching.size == 0:
+            self.total_force_in_pad = np.zeros(3)
+            return self.noise.apply(values)
+        # Contacts hold the force on geom2; the pad as geom1 feels the opposite.
+        sign = np.where(on_geom2[touching], 1.0, -1.0)
+        frame = contacts.frame_in_world[touching]
+        force_in_contact = contacts.force_in_contact[touching]
+        force_in_world = np.einsum('ki,kij->kj', force_in_contact, frame)
+        force_in_world *= sign[:, None]
+        force_in_pad = force_in_world @ rotation
+        self.total_force_in_pad = force_in_pad.sum(axis=0)
+        touch = self.config.touch
+        if touch == 'normal':
+            signal = force_in_contact[:, :1]
+        elif touch == 'normal_force':
+            signal = (sign * force_in_contact[:, 0])[:, None] * (frame[:, 0, :] @ rotation)
+        elif touch == 'force_vector':
+            signal = force_in_pad
+        else:
+            signal = force_in_world
+        points_in_pad = (contacts.position_in_world[touching] - np.asarray(position)) @ rotation
+        if not np.isfinite(points_in_pad).all():
+            raise SimulationError('contact positions or the pad pose are not finite')
+        if self.config.response == 'spread_linear':
+            self._spread_linear(points_in_pad, signal, values)
+        else:
+            self._nearest(points_in_pad, signal, values)
+        return self.noise.apply(values)
+
+    def _grow(self, count: int) -> None:
+        """Make the per-contact buffers hold at least ``count`` contacts (doubling)."""
+        if count <= self._capacity:
+            return
+        self._capacity = max(count, 2 * self._capacity)
+        width = self._grid.width
+        self._distance = np.empty((self._capacity, 1, width))
+        self._contribution = np.empty((self._capacity, self.width, width))
+        # Row k is (-2 q_k, 1): times a candidate's (x, y, z, |t|^2) column.
+        self._coefficients = np.ones((self._capacity, 1, 4))
+
+    def _candidate_distances(self, points_in_pad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return each contact's grid row (K,) and distances to its candidates (K, M), m."""
+        count = points_in_pad.shape[0]
+        self._grow(count)
+        rows, offset = self._grid.lookup(points_in_pad)
+        coefficients = self._coefficients[:count]
+        np.multiply(offset, -2.0, out=coefficients[:, 0, :3])
+        # |t - q|^2 = |t|^2 - 2 q.t + |q|^2, with t and q relative to the cell centre.
+        np.matmul(coefficients, self._grid.geometry[rows], out=self._distance[:count])
+        distance = self._distance[:count, 0, :]
+        distance += np.einsum('ij,ij->i', offset, offset)[:, None]
+        np.maximum(distance, 0.0, out=distance)
+        np.sqrt(distance, out=distance)
+        return rows, distance
+
+    def _spread_linear(self, points_in_pad: np.ndarray, signal: np.ndarray,
+                       values: np.ndarray) -> None:
+        """Set values: each contact's signal shared by the taxels in range, linearly."""
+        rows, weight = self._candidate_distances(points_in_pad)
+        weight *= -1.0 / self.spread_radius_m
+        weight += 1.0
+        np.maximum(weight, 0.0, out=weight)
+        total = weight.sum(axis=1)
+        alone = total <= 0.0
+        any_alone = alone.any()
+        if any_alone:
+            total[alone] = 1.0
+        contribution = self._contribution[:rows.size]
+        # (K, width, M): candidates innermost, so the products run over contiguous memory.
+        np.multiply(weight[:, None, :], (signal / total[:, None])[:, :, None], out=contribution)
+        accumulated = np.bincount(self._scatter[rows].reshape(-1), contribution.reshape(-1),
+                                  minlength=self._bins)
+        values[...] = accumulated.reshape(-1, self.width)[:-1]
+        if any_alone:
+            # No taxel in range: fall back to the nearest one, so no force is lost.
+            _, nearest = self._taxel_tree.query(points_in_pad[alone])
+            np.add.at(values, nearest, signal[alone])
+
+    def _nearest(self, points_in_pad: np.ndarray, signal: np.ndarray,
+                 values: np.ndarray) -> None:
+        """Set values: each contact's signal on its nearest taxel."""
+        rows, distance = self._candidate_distances(points_in_pad)
+        contacts = np.arange(rows.size)
+        best = np.argmin(distance, axis=1)
+        nearest = self._grid.indices[rows, best]
+        # Candidates hold every taxel within the radius; beyond it, ask the tree.
+        far = distance[contacts, best] > self.spread_radius_m
+        if far.any():
+            nearest[far] = self._taxel_tree.query(points_in_pad[far])[1]
+        slots = (nearest[:, None] * self.width + np.arange(self.width)).reshape(-1)
+        values.reshape(-1)[...] = np.bincount(slots, signal.reshape(-1), minlength=values.size)
+
+
+class _CandidateGrid:
+    """Taxels that may lie within ``radius_m`` of a point, looked up by grid cell.
+
+    Cells are cubes of side radius / 2 (coarser for a large body at a fine
+    resolution). A cell lists every taxel within the radius of the cell's box
+    (so every taxel within the radius of any point in the cell), in taxel
+    order, padded with the filler index N. With each candidate the table
+    keeps its position relative to the cell centre and its squared norm, so
+    a point's squared distances to all its candidates are one small matrix
+    product, accurate because both sides are near the cell centre.
+    """
+
+    #: Cells per radius along each axis (finer cells: fewer candidates per cell).
+    CELLS_PER_RADIUS = 2
+    #: A large body at a fine resolution gets coarser cells beyond this many.
+    MAX_CELLS = 1 << 21
+    #: Squared distance (m^2) standing for a filler candidate: 1 km away.
+    FILLER_SQUARED_M2 = 1e6
+
+    def __init__(self, positions: np.ndarray, radius_m: float) -> None:
+        count = positions.shape[0]
+        self.low = positions.min(axis=0) - radius_m
+        extent = positions.max(axis=0) + radius_m - self.low
+        cell = radius_m / self.CELLS_PER_RADIUS
+        while np.prod(np.floor(extent / cell) + 1) > self.MAX_CELLS:
+            cell *= 2.0
+        self.cell_m = cell
+        self.shape = (np.floor(extent / cell) + 1).astype(np.int64)
+        # A taxel within the radius of a point is at most `reach` cells away from it.
+        reach = int(math.ceil(radius_m / cell))
+        steps = np.arange(-reach, reach + 1)
+        offsets = np.stack(np.meshgrid(steps, steps, steps, indexing='ij'), -1).reshape(-1, 3)
+        own = np.floor((positions - self.low) / cell).astype(np.int64)
+        cells = (own[:, None, :] + offsets[None]).reshape(-1, 3)
+        taxels = np.repeat(np.arange(count), offsets.shape[0])
+        valid = np.all((cells >= 0) & (cells < self.shape), axis=1)
+        cells, taxels = cells[valid], taxels[valid]
+        box_low = self.low + cells * cell
+        gap = np.maximum(0.0, np.maximum(box_low - positions[taxels],
+                                         positions[taxels] - (box_low + cell)))
+        keep = np.einsum('ij,ij->i', gap, gap) <= radius_m ** 2
+        cells, taxels = cells[keep], taxels[keep]
+        flat = np.ravel_multi_index(tuple(cells.T), tuple(self.shape))
+        order = np.lexsort((taxels, flat))
+        flat, taxels, cells = flat[order], taxels[order], cells[order]
+        used, first, counts = np.unique(flat, return_index=True, return_counts=True)
+        self.width = int(counts.max())
+        row = np.repeat(np.arange(used.size), counts)
+        slot = np.arange(flat.size) - np.repeat(first, counts)
+        self.indices = np.full((used.size + 1, self.width), count, dtype=np.int64)
+        self.indices[row, slot] = taxels
+        # Per candidate: x, y, z relative to the cell centre, then the squared norm.
+        relative = positions[taxels] - (self.low + (cells + 0.5) * cell)
+        self.geometry = np.zeros((used.size + 1, 4, self.width))
+        self.geometry[:, 3, :] = self.FILLER_SQUARED_M2
+        self.geometry[row, :3, slot] = relative
+        self.geometry[row, 3, slot] = np.einsum('ij,ij->i', relative, relative)
+        self.row_of_cell = np.full(int(np.prod(self.shape)), used.size, dtype=np.int64)
+        self.row_of_cell[used] = np.arange(used.size)
+        self._last_cell = (self.shape - 1).astype(float)
+        # Flat cell index = cell . strides, exact in float64 below 2**53 cells.
+        self._strides = np.array([self.shape[1] * self.shape[2], self.shape[2], 1], float)
+
+    def lookup(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return each point's table row (K,) and its offset from that cell's centre (K, 3) m.
+
+        A point outside the grid takes the nearest border cell: the grid
+        reaches one radius beyond every taxel, so all its candidates are out
+        of range and the true offset keeps their distances right.
+        """
+        scaled = (points - self.low) * (1.0 / self.cell_m)
+        cell = np.floor(scaled)
+        np.clip(cell, 0.0, self._last_cell, out=cell)
+        offset = scaled - cell
+        offset -= 0.5
+        offset *= self.cell_m
+        flat = (cell @ self._strides).astype(np.int64)
+        return self.row_of_cell[flat], offset
+
+
+def _rotation_matrix(quaternion: npt.ArrayLike) -> np.ndarray:
+    """Return the rotation matrix (3, 3) of one unit quaternion (w, x, y, z)."""
+    # Scalar arithmetic: far cheaper than the batched helper for a single pose.
+    w, x, y, z = (float(v) for v in np.asarray(quaternion, dtype=float).reshape(4))
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+#: Parameters of the ``tactile_array`` sensor plugin.
+TACTILE_PARAMETERS = (
+    ParameterSpec('resolution_m', float, 0.005, (1e-4, 1.0),
+                  'Taxel spacing, m; spread_linear reaches twice this.'),
+    ParameterSpec('layout', str, 'primitives', LAYOUT_MODES,
+                  'Taxels from analytic primitives, or from merged trimesh meshes '
+                  'with hidden taxels removed.'),
+    ParameterSpec('touch', str, 'force_vector', tuple(TOUCH_FUNCTIONS),
+                  'What each taxel reports (see grasp_monitor.core.tactile).'),
+    ParameterSpec('response', str, 'spread_linear', RESPONSE_FUNCTIONS,
+                  'How a contact force is shared among taxels.'),
+) + NOISE_PARAMETERS
+
+
+@register_plugin('sensor', 'tactile_array', TACTILE_PARAMETERS,
+                 "Taxels over a pad body's collision geoms, fed by simulator contacts "
+                 '(context: shapes=GeomShape tuple of the pad body, optional meshes=).')
+def make_tactile_array(parameters: Mapping[str, Any], *, shapes: Iterable[GeomShape],
+                       meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]] | None = None
+                       ) -> TactilePad:
+    """Build a TactilePad from checked plugin parameters and the pad body's geoms.
+
+    Args:
+        parameters: values of ``TACTILE_PARAMETERS``.
+        shapes: the pad body's collision geoms (``sim.contacts.geom_shapes``).
+        meshes: triangles of its mesh geoms (``sim.contacts.geom_meshes``).
+    """
+    shapes = tuple(shapes)
+    layout = pad_layout(shapes, parameters['resolution_m'], parameters['layout'],
+                        meshes=meshes)
+    config = TactileConfig(parameters['touch'], parameters['response'],
+                           noise=NoiseConfig.from_parameters(dict(parameters)))
+    return TactilePad(layout, [shape.geom_id for shape in shapes], config)

@@ -1,0 +1,247 @@
+"""Contact forces onto taxels: touch functions, response functions, frames, conservation."""
+
+import math
+
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.noise import NoiseConfig
+from grasp_monitor.core.plugins import create_plugin
+from grasp_monitor.core.rotations import quat_to_matrix
+from grasp_monitor.core.sensor_layout import pad_layout, PadLayout
+from grasp_monitor.core.tactile import TactileConfig, TactilePad
+from grasp_monitor.core.values import Contacts, GeomShape
+import numpy as np
+import pytest
+
+PAD_GEOM = 5
+OBJECT_GEOM = 9
+AT_ORIGIN = ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
+# Contact frame rows (normal, tangent1, tangent2) for a normal pointing down / up.
+DOWN = ((0, 0, -1), (1, 0, 0), (0, -1, 0))
+UP = ((0, 0, 1), (1, 0, 0), (0, 1, 0))
+
+
+def line_layout():
+    """Three taxels on the x axis at 0, 4 and 12 mm; resolution 5 mm (spread radius 1 cm)."""
+    return PadLayout('pad', [[0, 0, 0], [0.004, 0, 0], [0.012, 0, 0]], [[0, 0, 1]] * 3,
+                     [PAD_GEOM] * 3, 0.005)
+
+
+def contacts(positions, frames, forces, geom1, geom2):
+    """Contacts from lists, bodies equal to geoms."""
+    return Contacts(np.asarray(positions, float).reshape(-1, 3),
+                    np.asarray(frames, float).reshape(-1, 3, 3),
+                    np.asarray(forces, float).reshape(-1, 3), geom1, geom2, geom1, geom2)
+
+
+def pushed_down(x_m, force_n=10.0):
+    """Return an object (geom1) pressing the pad (geom2) at (x, 0, 0) with ``force_n`` down."""
+    return contacts([[x_m, 0, 0]], [DOWN], [[force_n, 0, 0]], [OBJECT_GEOM], [PAD_GEOM])
+
+
+def pad(layout, touch='force_vector_global', response='spread_linear', **kwargs):
+    return TactilePad(layout, config=TactileConfig(touch, response, **kwargs))
+
+
+def test_spread_linear_weights_fall_linearly_to_zero_at_twice_the_resolution():
+    sensor = pad(line_layout())
+    # Distances 0, 4, 12 mm within a 10 mm radius: weights 1, 0.6, 0 -> shares 1/1.6, 0.6/1.6.
+    values = sensor.compute(pushed_down(0.0), AT_ORIGIN)
+    np.testing.assert_allclose(values, [[0, 0, -6.25], [0, 0, -3.75], [0, 0, 0]], atol=1e-12)
+    assert values[2, 2] == 0.0
+    # At x = 20 mm only the 12 mm taxel (8 mm away, weight 0.2) is in range: it gets it all.
+    np.testing.assert_allclose(sensor.compute(pushed_down(0.02), AT_ORIGIN),
+                               [[0, 0, 0], [0, 0, 0], [0, 0, -10]], atol=1e-12)
+    normal = pad(line_layout(), touch='normal').compute(pushed_down(0.0), AT_ORIGIN)
+    np.testing.assert_allclose(normal, [[6.25], [3.75], [0.0]], atol=1e-12)
+
+
+def test_spread_linear_falls_back_to_nearest_when_no_taxel_is_in_range():
+    values = pad(line_layout()).compute(pushed_down(0.05), AT_ORIGIN)
+    np.testing.assert_allclose(values, [[0, 0, 0], [0, 0, 0], [0, 0, -10]], atol=1e-12)
+
+
+def test_nearest_puts_everything_on_the_nearest_taxel():
+    sensor = pad(line_layout(), touch='normal', response='nearest')
+    for x_m, expected in ((0.007, 1), (0.0019, 0), (0.0021, 1), (0.0085, 2), (-0.3, 0)):
+        values = sensor.compute(pushed_down(x_m, 4.0), AT_ORIGIN)
+        assert values[:, 0].tolist() == [4.0 if i == expected else 0.0 for i in range(3)]
+
+
+def test_force_is_flipped_when_the_pad_is_geom1():
+    friction = [[10.0, 2.0, -1.0]]
+    # Pad as geom2: force on the pad = 10 (0,0,-1) + 2 (1,0,0) - 1 (0,-1,0) = (2, 1, -10).
+    as_geom2 = contacts([[0, 0, 0]], [DOWN], friction, [OBJECT_GEOM], [PAD_GEOM])
+    # The same contact seen from the pad: normal up, force on the object (-2, -1, 10).
+    as_geom1 = contacts([[0, 0, 0]], [UP], [[10.0, -2.0, -1.0]], [PAD_GEOM], [OBJECT_GEOM])
+    for touching in (as_geom2, as_geom1):
+        sensor = pad(line_layout())
+        values = sensor.compute(touching, AT_ORIGIN)
+        np.testing.assert_allclose(values.sum(axis=0), [2.0, 1.0, -10.0], atol=1e-12)
+        np.testing.assert_allclose(sensor.total_force_in_pad, [2.0, 1.0, -10.0], atol=1e-12)
+        normal = pad(line_layout(), touch='normal_force').compute(touching, AT_ORIGIN)
+        np.testing.assert_allclose(normal.sum(axis=0), [0.0, 0.0, -10.0], atol=1e-12)
+
+
+@pytest.mark.parametrize('touch, expected', [
+    ('normal', [10.0]),
+    ('normal_force', [0.0, 0.0, -10.0]),
+    ('force_vector', [1.0, -2.0, -10.0]),
+    ('force_vector_global', [2.0, 1.0, -10.0]),
+])
+def test_touch_functions_use_the_pad_frame_or_the_world(touch, expected):
+    # Pad at (1, 2, 3) turned 90° about z: pad x is world y, pad y is world -x, so the
+    # world force (2, 1, -10) reads (1, -2, -10) in the pad frame.
+    quaternion = (math.cos(math.pi / 4), 0.0, 0.0, math.sin(math.pi / 4))
+    position = np.array([1.0, 2.0, 3.0])
+    contact_in_pad = np.array([0.004, 0.0, 0.0])
+    contact_in_world = position + quat_to_matrix(quaternion) @ contact_in_pad
+    touching = contacts([contact_in_world], [DOWN], [[10.0, 2.0, -1.0]],
+                        [OBJECT_GEOM], [PAD_GEOM])
+    sensor = pad(line_layout(), touch=touch, response='nearest')
+    values = sensor.compute(touching, (position, quaternion))
+    assert values.shape == (3, len(expected))
+    np.testing.assert_allclose(values[1], expected, atol=1e-12)
+    np.testing.assert_allclose(values[[0, 2]], 0.0, atol=1e-12)
+    np.testing.assert_allclose(sensor.total_force_in_pad, [1.0, -2.0, -10.0], atol=1e-12)
+
+
+def random_pad_contacts(rng, layout, count, position, quaternion):
+    """Contacts at random points of the pad's top face, random forces and geom order."""
+    rotation = quat_to_matrix(quaternion)
+    in_pad = np.column_stack([rng.uniform(-0.02, 0.02, (count, 2)), np.full(count, 0.005)])
+    normal_in_world = rotation @ (0, 0, 1.0)
+    tangent = rotation @ (1.0, 0, 0)
+    pad_first = rng.uniform(size=count) < 0.5
+    sign = np.where(pad_first, 1.0, -1.0)[:, None]  # normal from geom1 to geom2
+    n = sign * normal_in_world
+    t1 = np.broadcast_to(tangent, (count, 3))
+    frames = np.stack([n, t1, np.cross(n, t1)], axis=1)
+    forces = np.column_stack([rng.uniform(0, 5, count), rng.normal(0, 1, (count, 2))])
+    geom1 = np.where(pad_first, PAD_GEOM, OBJECT_GEOM)
+    geom2 = np.where(pad_first, OBJECT_GEOM, PAD_GEOM)
+    touching = contacts(position + in_pad @ rotation.T, frames, forces, geom1, geom2)
+    on_pad_in_world = -sign * np.einsum('ki,kij->kj', forces, frames)
+    return touching, on_pad_in_world
+
+
+def test_spread_linear_conserves_total_force_and_stays_within_range():
+    box = GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.02, 0.005), (0, 0, 0),
+                    (1, 0, 0, 0))
+    layout = pad_layout([box], 0.005)
+    assert len(layout) == 2 * (8 * 8 + 8 * 2 + 2 * 8)
+    rng = np.random.default_rng(42)
+    position = np.array([0.3, -0.1, 0.7])
+    quaternion = np.array([0.9, 0.1, -0.3, 0.2]) / np.linalg.norm([0.9, 0.1, -0.3, 0.2])
+    rotation = quat_to_matrix(quaternion)
+    touching, on_pad_in_world = random_pad_contacts(rng, layout, 60, position, quaternion)
+    sensor = pad(layout)
+    total = on_pad_in_world.sum(axis=0)
+    values = sensor.compute(touching, (position, quaternion))
+    np.testing.assert_allclose(values.sum(axis=0), total, rtol=1e-9, atol=1e-9 * 60 * 5)
+    in_pad = pad(layout, touch='force_vector').compute(touching, (position, quaternion))
+    np.testing.assert_allclose(in_pad.sum(axis=0), rotation.T @ total, rtol=1e-9, atol=3e-7)
+    np.testing.assert_allclose(sensor.total_force_in_pad, rotation.T @ total, atol=3e-7)
+    assert sensor.contact_count == 60
+    # One contact at a time: non-zero exactly on the taxels closer than 2 x 5 mm.
+    for k in range(5):
+        single = contacts(touching.position_in_world[k:k + 1], touching.frame_in_world[k:k + 1],
+                          touching.force_in_contact[k:k + 1], touching.geom1[k:k + 1],
+                          touching.geom2[k:k + 1])
+        values = sensor.compute(single, (position, quaternion))
+        point_in_pad = rotation.T @ (touching.position_in_world[k] - position)
+        distance = np.linalg.norm(layout.positions_in_body - point_in_pad, axis=1)
+        lit = np.any(values != 0.0, axis=1)
+        assert np.array_equal(lit, distance < 0.01)
+        np.testing.assert_allclose(values.sum(axis=0), on_pad_in_world[k], rtol=1e-12,
+                                   atol=1e-12)
+
+
+def test_buffers_grow_and_shrink_without_changing_results():
+    box = GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.02, 0.005), (0, 0, 0),
+                    (1, 0, 0, 0))
+    layout = pad_layout([box], 0.005)
+    rng = np.random.default_rng(3)
+    batches = [random_pad_contacts(rng, layout, count, np.zeros(3), (1, 0, 0, 0))[0]
+               for count in (3, 100, 2)]
+    reused = pad(layout)
+    for batch in batches:
+        np.testing.assert_array_equal(reused.compute(batch, AT_ORIGIN),
+                                      pad(layout).compute(batch, AT_ORIGIN))
+
+
+def test_other_contacts_and_self_contacts_are_ignored():
+    sensor = pad(line_layout(), touch='normal')
+    others = contacts([[0, 0, 0], [0, 0, 0]], [DOWN, DOWN], [[5, 0, 0], [7, 0, 0]],
+                      [OBJECT_GEOM, PAD_GEOM], [11, PAD_GEOM])
+    values = sensor.compute(others, AT_ORIGIN)
+    assert values.shape == (3, 1) and not values.any() and sensor.contact_count == 0
+    np.testing.assert_array_equal(sensor.total_force_in_pad, 0.0)
+    empty = sensor.compute(Contacts.empty(), AT_ORIGIN)
+    assert empty.shape == (3, 1) and not empty.any()
+    # A pad made of two geoms counts contacts on either.
+    two = TactilePad(line_layout(), geom_ids=[PAD_GEOM, 6],
+                     config=TactileConfig('normal', 'nearest'))
+    on_six = contacts([[0.012, 0, 0]], [DOWN], [[3, 0, 0]], [OBJECT_GEOM], [6])
+    assert two.compute(on_six, AT_ORIGIN)[:, 0].tolist() == [0.0, 0.0, 3.0]
+
+
+def test_values_are_copies_and_positions_are_in_the_pad_frame():
+    sensor = pad(line_layout())
+    first = sensor.compute(pushed_down(0.0), AT_ORIGIN)
+    sensor.compute(pushed_down(0.012), AT_ORIGIN)
+    assert first[0, 2] == pytest.approx(-6.25)
+    np.testing.assert_array_equal(sensor.positions_in_pad, line_layout().positions_in_body)
+    np.testing.assert_array_equal(sensor.normals_in_pad[:, 2], 1.0)
+
+
+def test_noise_is_added_then_clamped_to_the_touch_range():
+    clean = pad(line_layout(), touch='normal').compute(pushed_down(0.0), AT_ORIGIN)
+    noisy_pad = pad(line_layout(), touch='normal',
+                    noise=NoiseConfig('gaussian', 5.0, seed=1))
+    noisy = np.stack([noisy_pad.compute(pushed_down(0.0), AT_ORIGIN) for _ in range(200)])
+    assert np.all(noisy >= 0.0)  # a normal force is never negative
+    assert np.any(noisy == 0.0) and not np.allclose(noisy, clean)
+    again = pad(line_layout(), touch='normal', noise=NoiseConfig('gaussian', 5.0, seed=1))
+    np.testing.assert_array_equal(again.compute(pushed_down(0.0), AT_ORIGIN), noisy[0])
+
+
+def test_bad_configuration_lists_what_is_valid():
+    with pytest.raises(ConfigError) as error:
+        TactileConfig(touch='pressure')
+    assert str(error.value) == ("touch function 'pressure' is not one of normal, normal_force, "
+                                'force_vector, force_vector_global')
+    with pytest.raises(ConfigError) as error:
+        TactileConfig(response='gaussian')
+    assert str(error.value) == "response function 'gaussian' is not one of nearest, spread_linear"
+    for bad in (0.0, -0.005, math.nan):
+        with pytest.raises(ConfigError) as error:
+            TactileConfig(resolution_m=bad)
+        assert str(error.value) == ('resolution_m must be a finite number > 0 (or None for '
+                                    f"the layout's), got {bad}")
+    with pytest.raises(ConfigError, match=r'^geom_ids must be one or more ids >= 0, got \[\]$'):
+        TactilePad(line_layout(), geom_ids=[])
+    with pytest.raises(ConfigError, match=r'^layout must be a PadLayout, got list$'):
+        TactilePad([[0, 0, 0]])
+
+
+def test_resolution_override_sets_the_spread_radius():
+    # Resolution 2 mm: radius 4 mm, so only the taxel at 0 is in range of x = 0.
+    sensor = pad(line_layout(), resolution_m=0.002)
+    np.testing.assert_allclose(sensor.compute(pushed_down(0.0), AT_ORIGIN)[:, 2], [-10, 0, 0])
+
+
+def test_tactile_array_plugin_builds_a_pad_from_a_configuration():
+    shapes = [GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.02, 0.005), (0, 0, 0),
+                        (1, 0, 0, 0))]
+    sensor = create_plugin('sensor', {'type': 'tactile_array', 'resolution_m': 0.01,
+                                      'touch': 'normal', 'response': 'nearest'},
+                           shapes=shapes)
+    assert isinstance(sensor, TactilePad)
+    assert len(sensor.layout) == 2 * (4 * 4 + 4 * 1 + 1 * 4) and sensor.width == 1
+    assert sensor.config == TactileConfig('normal', 'nearest')
+    np.testing.assert_array_equal(sensor.geom_ids, [PAD_GEOM])
+    with pytest.raises(ConfigError) as error:
+        create_plugin('sensor', {'type': 'tactile_array', 'touch': 'pressure'}, shapes=shapes)
+    assert str(error.value) == (
+        "parameter 'touch' of sensor 'tactile_array' must be one of normal, normal_force, "
+        "force_vector, force_vector_global, got 'pressure'")
