@@ -7,8 +7,10 @@ import time
 import numpy as np
 import pytest
 
-# Every test process talks on its own domain, on this machine only.
+# Every test process talks on its own domain, on this machine only, and in its own
+# namespace, so another suite running at the same time is never heard.
 os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 100)
+NAMESPACE = f'/test_{os.getpid()}'
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 
 
@@ -73,7 +75,7 @@ class RosHarness:
         from rclpy.executors import MultiThreadedExecutor
         self.rclpy = rclpy
         self.context = rclpy.Context()
-        rclpy.init(context=self.context)
+        rclpy.init(context=self.context, args=['--ros-args', '-r', f'__ns:={NAMESPACE}'])
         self.executor = MultiThreadedExecutor(num_threads=2, context=self.context)
         self.nodes = []
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)

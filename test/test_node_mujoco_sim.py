@@ -119,8 +119,8 @@ def test_reset_and_pause_services(ros):
     client = ros.client()
     clocks = []
     client.create_subscription(Clock, '/clock', clocks.append, 10)
-    pause = client.create_client(SetBool, '/mujoco_sim/pause')
-    reset = client.create_client(Trigger, '/mujoco_sim/reset')
+    pause = client.create_client(SetBool, 'mujoco_sim/pause')
+    reset = client.create_client(Trigger, 'mujoco_sim/reset')
 
     def now():
         return clocks[-1].clock.sec + clocks[-1].clock.nanosec * 1e-9
@@ -197,8 +197,8 @@ def test_external_force_test_pulls_the_object_up_and_stops(ros):
     heights = []
     client.create_subscription(
         Odometry, 'ground_truth/object', lambda m: heights.append(m.pose.pose.position.z), 10)
-    start = client.create_client(Trigger, '/mujoco_sim/external_force/start')
-    stop = client.create_client(Trigger, '/mujoco_sim/external_force/stop')
+    start = client.create_client(Trigger, 'mujoco_sim/external_force/start')
+    stop = client.create_client(Trigger, 'mujoco_sim/external_force/stop')
     assert wait_for(lambda: heights)
     rest_m = heights[-1]
     response = ros.call(start, Trigger.Request())

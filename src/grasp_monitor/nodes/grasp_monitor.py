@@ -70,7 +70,7 @@ class GraspMonitorNode(Node):
         self.create_subscription(JointState, 'joint_states', self._on_joints, qos,
                                  callback_group=group)
         self.force_clients = {
-            start: self.create_client(Trigger, f'/{p["simulator"]}/external_force/{start}')
+            start: self.create_client(Trigger, f'{p["simulator"]}/external_force/{start}')
             for start in ('start', 'stop')} if p['simulator'] else {}
         self.create_service(Trigger, 'grasp_monitor/start', self._on_start, callback_group=group)
         self.create_service(Trigger, 'grasp_monitor/stop', self._on_stop, callback_group=group)
