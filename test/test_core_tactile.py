@@ -2,7 +2,7 @@
 
 import math
 
-from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.plugins import create_plugin
 from grasp_monitor.core.rotations import quat_to_matrix
@@ -240,8 +240,77 @@ def test_tactile_array_plugin_builds_a_pad_from_a_configuration():
     assert len(sensor.layout) == 2 * (4 * 4 + 4 * 1 + 1 * 4) and sensor.width == 1
     assert sensor.config == TactileConfig('normal', 'nearest')
     np.testing.assert_array_equal(sensor.geom_ids, [PAD_GEOM])
+    noisy = create_plugin('sensor', {'type': 'tactile_array', 'noise_type': 'gaussian',
+                                     'noise_range': 0.1, 'noise_seed': 3}, shapes=shapes)
+    assert noisy.config.noise == NoiseConfig('gaussian', 0.1, 3)
+    assert len(noisy.layout) == 2 * (8 * 8 + 8 * 2 + 2 * 8)  # default resolution 5 mm
+    # noise_seed -1 (the default) draws fresh entropy rather than sharing seed 0.
+    assert sensor.config.noise.seed is None
     with pytest.raises(ConfigError) as error:
         create_plugin('sensor', {'type': 'tactile_array', 'touch': 'pressure'}, shapes=shapes)
     assert str(error.value) == (
         "parameter 'touch' of sensor 'tactile_array' must be one of normal, normal_force, "
         "force_vector, force_vector_global, got 'pressure'")
+
+
+def brute_force(layout, touching, pose, radius_m, response):
+    """Straightforward reference: one contact at a time, every taxel (force_vector)."""
+    rotation = quat_to_matrix(pose[1])
+    values = np.zeros((len(layout), 3))
+    for k in range(len(touching)):
+        on2 = touching.geom2[k] == PAD_GEOM
+        if on2 == (touching.geom1[k] == PAD_GEOM):
+            continue
+        force = (1.0 if on2 else -1.0) * touching.force_in_contact[k] @ touching.frame_in_world[k]
+        point = rotation.T @ (touching.position_in_world[k] - pose[0])
+        distance = np.linalg.norm(layout.positions_in_body - point, axis=1)
+        weight = np.maximum(0.0, 1.0 - distance / radius_m)
+        if response == 'nearest' or weight.sum() == 0.0:
+            weight = (np.arange(len(layout)) == np.argmin(distance)).astype(float)
+        values += np.outer(weight / weight.sum(), rotation.T @ force)
+    return values
+
+
+@pytest.mark.parametrize('response', ['spread_linear', 'nearest'])
+def test_candidate_grid_matches_a_brute_force_search(response):
+    shapes = [GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.015, 0.004), (0.3, 0, 0),
+                        (1, 0, 0, 0)),
+              GeomShape('tip', PAD_GEOM, 'pad', 'sphere', (0.01, 0, 0), (0.3, 0.02, 0.01),
+                        (1, 0, 0, 0))]
+    layout = pad_layout(shapes, 0.004)
+    rng = np.random.default_rng(17)
+    count = 300
+    # Points on, inside, near and far from the pad (also outside the grid entirely).
+    points = np.array([0.3, 0.0, 0.0]) + rng.normal(0, 0.02, (count, 3))
+    points[::25] += rng.normal(0, 1.0, (len(points[::25]), 3))
+    frames = np.tile(np.array(DOWN, float), (count, 1, 1))
+    forces = rng.normal(0, 2, (count, 3))
+    geom1 = np.where(rng.uniform(size=count) < 0.5, PAD_GEOM, OBJECT_GEOM)
+    geom2 = np.where(geom1 == PAD_GEOM, OBJECT_GEOM, PAD_GEOM)
+    pose = (np.array([0.1, 0.2, 0.3]), np.array([0.8, 0.0, 0.6, 0.0]))
+    rotation = quat_to_matrix(pose[1])
+    touching = contacts(pose[0] + points @ rotation.T, frames, forces, geom1, geom2)
+    sensor = pad(layout, touch='force_vector', response=response)
+    expected = brute_force(layout, touching, pose, 0.008, response)
+    np.testing.assert_allclose(sensor.compute(touching, pose), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_a_large_fine_layout_gets_coarser_cells_and_stays_exact():
+    # Eight taxels on the corners of a 1 m cube at 0.1 mm resolution would need 1e12 cells.
+    corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float)
+    outward = (corners - 0.5) / np.linalg.norm(corners - 0.5, axis=1, keepdims=True)
+    layout = PadLayout('pad', corners, outward, [PAD_GEOM] * 8, 1e-4)
+    sensor = pad(layout, touch='normal')
+    assert sensor._grid.shape.prod() <= sensor._grid.MAX_CELLS
+    near = contacts([[1.0, 1.0, 1.0001], [0.0, 0.0, 0.5]], [DOWN, DOWN], [[2, 0, 0], [3, 0, 0]],
+                    [OBJECT_GEOM] * 2, [PAD_GEOM] * 2)
+    values = sensor.compute(near, AT_ORIGIN)[:, 0]
+    # 0.1 mm from the (1, 1, 1) corner: weight 1 - 0.1/0.2 -> all of it; the other is in
+    # range of nothing and falls back to its nearest corner (0, 0, 0) or (0, 0, 1).
+    assert values[7] == pytest.approx(2.0) and values[[0, 1]].sum() == pytest.approx(3.0)
+    assert values.sum() == pytest.approx(5.0)
+
+
+def test_non_finite_contacts_raise_a_simulation_error():
+    with pytest.raises(SimulationError, match=r'^contact positions or the pad pose are not'):
+        pad(line_layout()).compute(pushed_down(math.nan), AT_ORIGIN)

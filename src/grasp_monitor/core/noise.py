@@ -25,8 +25,8 @@ NOISE_PARAMETERS = (
                   'Noise added to every output value.'),
     ParameterSpec('noise_range', float, 0.0, (0.0, math.inf),
                   'Gaussian standard deviation or uniform half-width, in output units.'),
-    ParameterSpec('noise_seed', int, 0, (0, _MAX_SEED),
-                  'Seed of the noise generator, for repeatable runs.'),
+    ParameterSpec('noise_seed', int, -1, (-1, _MAX_SEED),
+                  'Seed of the noise generator for repeatable runs; -1 draws a fresh one.'),
 )
 
 
@@ -38,12 +38,14 @@ class NoiseConfig:
         noise_type: one of ``NOISE_TYPES``.
         noise_range: gaussian standard deviation or uniform half-width, in the
             output's units; finite and >= 0.
-        seed: seed of the generator (None: fresh entropy, not repeatable).
+        seed: seed of the generator; None (the default) draws fresh entropy,
+            so two sensors never share a noise sequence by accident. Give
+            each sensor its own seed for repeatable runs.
     """
 
     noise_type: str = 'none'
     noise_range: float = 0.0
-    seed: int | None = 0
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.noise_type not in NOISE_TYPES:
@@ -61,8 +63,9 @@ class NoiseConfig:
     @staticmethod
     def from_parameters(parameters: dict) -> 'NoiseConfig':
         """Build from the values of ``NOISE_PARAMETERS`` (checked plugin parameters)."""
-        return NoiseConfig(
-            parameters['noise_type'], parameters['noise_range'], parameters['noise_seed'])
+        seed = parameters['noise_seed']
+        return NoiseConfig(parameters['noise_type'], parameters['noise_range'],
+                           None if seed < 0 else seed)
 
 
 class NoiseModel:

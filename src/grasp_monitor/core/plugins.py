@@ -280,7 +280,7 @@ class PluginRegistry:
                 else:
                     raise ConfigError(
                         f'{_type_name(target)} is not a PluginType, a callable or a module')
-            except Exception as error:  # noqa: B902 - third-party code may raise anything
+            except Exception as error:  # third-party code may raise anything
                 message = f'{point.name} = {point.value}: {type(error).__name__}: {error}'
                 self._errors.append(message)
                 _log.warning('plugin entry point %s is broken and was skipped', message)
@@ -292,7 +292,7 @@ class PluginRegistry:
         return tuple(self._errors)
 
     def types(self, kind: str | None = None) -> tuple[PluginType, ...]:
-        """Every registered type (of ``kind`` when given), sorted by kind and name."""
+        """Return every registered type (of ``kind`` when given), by kind and name."""
         self.load()
         return tuple(self._types[key] for key in sorted(self._types)
                      if kind is None or key[0] == kind)
@@ -332,7 +332,7 @@ class PluginRegistry:
         return plugin.factory(plugin.resolve(config), **context)
 
     def describe(self) -> str:
-        """Every registered type with its parameters, then broken entry points, as text."""
+        """Return every registered type with its parameters, then broken entry points."""
         blocks = [plugin.describe() for plugin in self.types()] or ['(no plugin types)']
         if self.load_errors:
             blocks.append('broken entry points (skipped):\n' + '\n'.join(
@@ -363,5 +363,5 @@ def create_plugin(kind: str, config: Mapping[str, Any], **context: Any) -> Any:
 
 
 def describe_plugins() -> str:
-    """Every registered sensor and motor type with its parameters, as text."""
+    """Return every registered sensor and motor type with its parameters, as text."""
     return REGISTRY.describe()

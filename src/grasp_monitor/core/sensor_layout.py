@@ -36,13 +36,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import math
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, TYPE_CHECKING
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.values import as_array, GeomShape
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    import trimesh
 
 #: Surfaces a layout can cover ('pipe' is a cylinder without caps).
 SURFACE_KINDS = ('box', 'sphere', 'ellipsoid', 'cylinder', 'capsule', 'pipe')
@@ -117,13 +120,13 @@ def _segments(length_m: float, resolution_m: float) -> int:
 
 
 def _cell_centres(half_length_m: float, count: int) -> np.ndarray:
-    """Centres of ``count`` equal cells over [-half_length_m, half_length_m]."""
+    """Return the centres of ``count`` equal cells over [-half_length_m, half_length_m]."""
     return -half_length_m + (np.arange(count) + 0.5) * (2.0 * half_length_m / count)
 
 
 def _rings(radii_m: np.ndarray, heights_m: np.ndarray, spacing_m: float,
            radial_normal: np.ndarray, axial_normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Points on horizontal circles, each with points in proportion to its circumference.
+    """Return points on horizontal circles, as many as each circumference holds.
 
     Args:
         radii_m: (R,) ring radii; a zero radius gives one point on the axis.
@@ -147,7 +150,7 @@ def _rings(radii_m: np.ndarray, heights_m: np.ndarray, spacing_m: float,
 
 def _hemisphere(radius_m: float, resolution_m: float, centre_z_m: float,
                 sign: float) -> tuple[np.ndarray, np.ndarray]:
-    """Latitude rings over the hemisphere facing ``sign`` * z, pole included.
+    """Return latitude rings over the hemisphere facing ``sign`` * z, pole included.
 
     Ring k sits at polar angle k * dtheta, dtheta = (pi / 2) / (n + 1/2), so
     the last ring is half a spacing from the equator and two hemispheres (or a
@@ -165,7 +168,7 @@ def _hemisphere(radius_m: float, resolution_m: float, centre_z_m: float,
 
 def _side(radius_m: float, half_length_m: float,
           resolution_m: float) -> tuple[np.ndarray, np.ndarray]:
-    """Rings over a cylinder's side, at the centres of equal cells along z."""
+    """Return rings over a cylinder's side, at the centres of equal cells along z."""
     heights = _cell_centres(half_length_m, _segments(2.0 * half_length_m, resolution_m))
     ones = np.ones(heights.size)
     return _rings(radius_m * ones, heights, resolution_m, ones, 0.0 * ones)
@@ -173,7 +176,7 @@ def _side(radius_m: float, half_length_m: float,
 
 def _cap(radius_m: float, resolution_m: float, z_m: float,
          sign: float) -> tuple[np.ndarray, np.ndarray]:
-    """Concentric rings on a disc: a centre point, then rings one spacing apart.
+    """Return concentric rings on a disc: a centre point, then rings one spacing apart.
 
     The spacing is r / (n + 1/2), so the outer ring is half a spacing in from the rim.
     """
@@ -185,7 +188,7 @@ def _cap(radius_m: float, resolution_m: float, z_m: float,
 
 
 def _largest_extent_m(kind: str, size: np.ndarray) -> float:
-    """Largest full extent of a surface, m."""
+    """Return the largest full extent of a surface, m."""
     if kind in ('box', 'ellipsoid'):
         return 2.0 * float(np.max(size))
     if kind == 'sphere':
@@ -254,7 +257,7 @@ def surface_points(kind: str, size: npt.ArrayLike,
 
 def _box_points(half_extents: np.ndarray,
                 resolution_m: float) -> tuple[np.ndarray, np.ndarray]:
-    """One point per cell centre of an integer subdivision of each face."""
+    """Return one point per cell centre of an integer subdivision of each face."""
     counts = [_segments(2.0 * h, resolution_m) for h in half_extents]
     centres = [_cell_centres(h, n) for h, n in zip(half_extents, counts)]
     positions, normals = [], []
@@ -274,7 +277,7 @@ def _box_points(half_extents: np.ndarray,
 
 
 def _sphere_points(radius_m: float, resolution_m: float) -> tuple[np.ndarray, np.ndarray]:
-    """Two hemispheres of latitude rings (each pole is one point)."""
+    """Return two hemispheres of latitude rings (each pole is one point)."""
     north = _hemisphere(radius_m, resolution_m, 0.0, 1.0)
     south = _hemisphere(radius_m, resolution_m, 0.0, -1.0)
     return np.concatenate([north[0], south[0]]), np.concatenate([north[1], south[1]])
@@ -282,7 +285,7 @@ def _sphere_points(radius_m: float, resolution_m: float) -> tuple[np.ndarray, np
 
 def _ellipsoid_points(semi_axes: np.ndarray,
                       resolution_m: float) -> tuple[np.ndarray, np.ndarray]:
-    """Sphere points (radius = largest semi-axis) projected radially onto the ellipsoid.
+    """Return sphere points (radius: largest semi-axis) projected radially onto it.
 
     Radial projection only pulls points inward, so spacing is at most about
     the resolution (tighter along the short axes).
@@ -298,7 +301,7 @@ def _ellipsoid_points(semi_axes: np.ndarray,
 
 def _signed_inside_margin(shape: GeomShape, points_in_geom: np.ndarray,
                           hulls: Mapping[int, np.ndarray]) -> np.ndarray:
-    """How far inside the geom's solid each point is, m (< 0 outside; approximate off-axis).
+    """Return how far inside the geom's solid each point is, m (< 0 outside).
 
     Exact on the surface (0) for every primitive; for ellipsoids and meshes
     only the sign is meaningful away from it. Meshes use their convex hull,
@@ -328,7 +331,7 @@ def _signed_inside_margin(shape: GeomShape, points_in_geom: np.ndarray,
 # -- layouts -------------------------------------------------------------------------------
 
 def _pose(shape: GeomShape) -> tuple[np.ndarray, np.ndarray]:
-    """Rotation (3, 3) and translation (3,) of a geom in its body."""
+    """Return the rotation (3, 3) and translation (3,) of a geom in its body."""
     return quat_to_matrix(shape.quaternion_in_body), shape.position_in_body
 
 
@@ -393,7 +396,8 @@ def pad_layout(
             or every taxel hidden.
     """
     meshes = {} if meshes is None else dict(meshes)
-    if not (isinstance(resolution_m, (int, float)) and math.isfinite(resolution_m)
+    if isinstance(resolution_m, bool) or not (
+            isinstance(resolution_m, (int, float)) and math.isfinite(resolution_m)
             and resolution_m > 0):
         raise ConfigError(f'resolution_m must be a finite number > 0, got {resolution_m}')
     shapes, pipes = _check_shapes(shapes, pipe_geoms, meshes, mode)
@@ -413,7 +417,7 @@ def pad_layout(
 
 # -- mesh mode -----------------------------------------------------------------------------
 
-def _revolved(profile: np.ndarray, radius_m: float, resolution_m: float):
+def _revolved(profile: np.ndarray, radius_m: float, resolution_m: float) -> trimesh.Trimesh:
     """Return the trimesh surface of revolution about z of an (r, z) profile."""
     from trimesh.creation import revolve
     sections = max(3, int(_half_up(2.0 * np.pi * radius_m / resolution_m)))
@@ -421,7 +425,7 @@ def _revolved(profile: np.ndarray, radius_m: float, resolution_m: float):
 
 
 def _polyline(corners: list[tuple[float, float]], resolution_m: float) -> np.ndarray:
-    """Straight segments through ``corners``, each split at about ``resolution_m``."""
+    """Return straight segments through ``corners``, split at about ``resolution_m``."""
     pieces = []
     for start, end in zip(corners[:-1], corners[1:]):
         count = _segments(math.dist(start, end), resolution_m)
@@ -438,7 +442,7 @@ def _arc(radius_m: float, centre_z_m: float, sign: float, resolution_m: float) -
     return np.stack([radius_m * np.sin(polar), centre_z_m + sign * radius_m * np.cos(polar)], 1)
 
 
-def _box_mesh(half_extents: np.ndarray, resolution_m: float):
+def _box_mesh(half_extents: np.ndarray, resolution_m: float) -> trimesh.Trimesh:
     """Return a box trimesh whose faces are regular grids at about the resolution."""
     import trimesh
     counts = [_segments(2.0 * h, resolution_m) for h in half_extents]
@@ -466,7 +470,7 @@ def _box_mesh(half_extents: np.ndarray, resolution_m: float):
 
 
 def _geom_mesh(shape: GeomShape, kind: str, resolution_m: float,
-               meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]]):
+               meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]]) -> trimesh.Trimesh:
     """Tessellate one geom at about the resolution, in its own frame."""
     import trimesh
     from trimesh.creation import icosphere
@@ -505,7 +509,7 @@ def body_mesh(
     resolution_m: float,
     pipe_geoms: Iterable[str] = (),
     meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]] | None = None,
-):
+) -> tuple[trimesh.Trimesh, np.ndarray]:
     """Merge the tessellated geoms of one body into one trimesh, in the body frame.
 
     Args:

@@ -20,12 +20,12 @@ Response functions:
     pad's total is always conserved.
 
 Distances are straight lines in the pad frame. ``compute`` has no Python
-loop per contact or per taxel. A grid of cells (side >= the spread radius)
-built once lists, per cell, every taxel within the radius of any point of
-the cell; a contact's candidates are those of its cell, so ``compute`` works
-on a (contacts x candidates) array in preallocated buffers, which is exact
-and far smaller than (contacts x taxels). A k-d tree answers the rare
-contact with no taxel in range (the fallback above).
+loop per contact or per taxel. A grid of cells (side: half the spread
+radius), built once, lists per cell every taxel within the radius of any
+point of the cell; a contact's candidates are those of its cell, so
+``compute`` works on a (contacts x candidates) array in preallocated
+buffers, exact and far smaller than (contacts x taxels). A k-d tree answers
+the rare contact with no taxel in range (the fallback above).
 """
 
 from __future__ import annotations
@@ -99,6 +99,8 @@ class TactilePad:
         config: the configuration.
         geom_ids: (G,) the geoms whose contacts count.
         width: values per taxel (1 or 3).
+        spread_radius_m: reach of ``spread_linear``, 2 x resolution, m.
+        noise: the noise model applied to every output.
         total_force_in_pad: (3,) N, sum of the forces on the pad in the pad
             frame at the last ``compute`` (before noise), for checks.
         contact_count: contacts that touched the pad at the last ``compute``.
@@ -159,7 +161,10 @@ class TactilePad:
                 T_world_pad: tuple[npt.ArrayLike, npt.ArrayLike]) -> np.ndarray:
         """Return the taxel values for ``contacts`` with the pad at ``T_world_pad``.
 
-        Contacts between two geoms of the pad itself are ignored.
+        Contacts between two geoms of the pad itself are ignored. Unlike
+        mimoTouch, which drops a ``spread_linear`` contact with no taxel in
+        range (losing its force), such a contact goes to its nearest taxel,
+        so the values always add up to the pad's total force.
 
         Args:
             contacts: every contact of the scene (others are filtered out).
@@ -169,6 +174,10 @@ class TactilePad:
         Returns:
             (N, width) values per taxel, in the units and frame of the touch
             function (a new array).
+
+        Raises:
+            SimulationError: a touching contact's position or the pad pose is
+                not finite (a diverged simulation).
         """
         position, quaternion = T_world_pad
         rotation = _rotation_matrix(quaternion)  # columns: pad axes in world

@@ -10,7 +10,7 @@ torsional and rolling torques of condim 4 and 6 are not kept).
 from __future__ import annotations
 
 import logging
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.values import Contacts, GeomShape
@@ -32,7 +32,7 @@ _KIND_OF_TYPE = {
 }
 
 
-def _groups(condim: np.ndarray):
+def _groups(condim: np.ndarray) -> Iterator[tuple[int, slice | np.ndarray]]:
     """Yield (condim, members) per distinct condim: at most four groups, never per contact."""
     values = np.unique(condim)
     for value in values:
@@ -95,9 +95,8 @@ def extract_contacts(model: mujoco.MjModel, data: mujoco.MjData,
     contact = data.contact
     address = contact.efc_address
     active = address >= 0
-    if active.all():
-        kept = slice(None)  # views of MjData; Contacts copies them
-    else:
+    kept: slice | np.ndarray = slice(None)  # views of MjData; Contacts copies them
+    if not active.all():
         kept = np.flatnonzero(active)
         if kept.size == 0:
             return Contacts.empty(stamp)
@@ -126,7 +125,7 @@ def body_names(model: mujoco.MjModel) -> tuple[str, ...]:
 
 
 def _body_ids(model: mujoco.MjModel, bodies: Iterable[str] | None) -> np.ndarray:
-    """Ids of the named bodies (every body when None); unknown names raise."""
+    """Return the ids of the named bodies (all when None); unknown names raise."""
     if bodies is None:
         return np.arange(model.nbody)
     if isinstance(bodies, str):
