@@ -127,24 +127,28 @@ class ServoCommand:
 
     def __post_init__(self) -> None:
         n = np.size(self.position)
+        rows = []
         for name in COMMAND_FIELDS:
-            array = np.array(getattr(self, name), dtype=float).reshape(-1)
+            array = np.asarray(getattr(self, name), dtype=float).reshape(-1)
             if array.shape != (n,):
                 raise CommandError(f'{name} has {array.size} values, expected {n}', 'wrong_length')
-            array.setflags(write=False)
-            object.__setattr__(self, name, array)
-        if np.any(np.isinf(self.position)):
+            rows.append(array)
+        # One table, a few checks: commands are built at the control rate.
+        table = np.array(rows)
+        table.setflags(write=False)
+        for name, row in zip(COMMAND_FIELDS, table):
+            object.__setattr__(self, name, row)
+        if np.isinf(table[0]).any():
             raise CommandError('position must be finite or NaN (NaN disables it)', 'not_finite')
-        for name in COMMAND_FIELDS[1:]:
-            if not np.all(np.isfinite(getattr(self, name))):
-                raise CommandError(
-                    f'{name} must be finite, got {getattr(self, name).tolist()}', 'not_finite')
-        for name in ('kp_scale', 'kd_scale'):
-            values = getattr(self, name)
-            if np.any((values < 0) | (values > 1)):
-                raise CommandError(
-                    f'{name} must be in [0, 1], got {values.tolist()}', 'out_of_range')
-        if np.any(self.maximum_torque < 0):
+        if not np.isfinite(table[1:]).all():
+            name = next(f for f in COMMAND_FIELDS[1:] if not np.isfinite(getattr(self, f)).all())
+            raise CommandError(
+                f'{name} must be finite, got {getattr(self, name).tolist()}', 'not_finite')
+        if ((table[3:5] < 0) | (table[3:5] > 1)).any():
+            name = 'kp_scale' if ((table[3] < 0) | (table[3] > 1)).any() else 'kd_scale'
+            raise CommandError(
+                f'{name} must be in [0, 1], got {getattr(self, name).tolist()}', 'out_of_range')
+        if (table[5] < 0).any():
             raise CommandError(
                 f'maximum_torque must be >= 0, got {self.maximum_torque.tolist()}', 'out_of_range')
 

@@ -21,8 +21,9 @@ import mujoco
 import numpy as np
 
 _log = logging.getLogger(__name__)
-_INSTABILITY_WARNINGS = (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL,
-                         mujoco.mjtWarning.mjWARN_BADQACC)
+_INSTABILITY_WARNINGS = [int(mujoco.mjtWarning.mjWARN_BADQPOS),
+                         int(mujoco.mjtWarning.mjWARN_BADQVEL),
+                         int(mujoco.mjtWarning.mjWARN_BADQACC)]
 
 
 def _resolve(model: mujoco.MjModel, kind: mujoco.mjtObj, names: tuple[str, ...],
@@ -169,7 +170,7 @@ class Simulator:
 
     def _instability_warnings(self) -> int:
         # MuJoCo resets the state itself on a bad qpos, qvel or qacc, and counts it.
-        return sum(int(self.data.warning[w].number) for w in _INSTABILITY_WARNINGS)
+        return int(self.data.warning.number[_INSTABILITY_WARNINGS].sum())
 
     def check(self) -> None:
         """Raise SimulationError if the simulation diverged."""
