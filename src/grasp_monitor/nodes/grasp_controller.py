@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.grasp_script import PickLiftScript
@@ -93,3 +95,7 @@ class GraspControllerNode(Node):
 def main(args: list[str] | None = None) -> int:
     """Run the node."""
     return run_node(GraspControllerNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

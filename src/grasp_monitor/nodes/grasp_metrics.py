@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor import conversions
 from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
@@ -124,3 +126,7 @@ class GraspMetricsNode(Node):
 def main(args: list[str] | None = None) -> int:
     """Run the node."""
     return run_node(GraspMetricsNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

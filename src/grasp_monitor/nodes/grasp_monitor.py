@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor import conversions
@@ -162,3 +163,7 @@ class GraspMonitorNode(Node):
 def main(args: list[str] | None = None) -> int:
     """Run the node."""
     return run_node(GraspMonitorNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import sys
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -139,3 +140,7 @@ class MujocoSimNode(Node):
 def main(args: list[str] | None = None) -> int:
     """Run the node."""
     return run_node(MujocoSimNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
