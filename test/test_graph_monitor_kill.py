@@ -5,12 +5,11 @@ import signal
 import subprocess
 import sys
 
-from diagnostic_msgs.msg import DiagnosticStatus
-from std_srvs.srv import Trigger
-
 from conftest import NAMESPACE, ScriptedHand, wait_for
+from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from std_srvs.srv import Trigger
 
 
 def test_sigkill_mid_trial_keeps_every_published_event_in_the_log(ros, tmp_path):
