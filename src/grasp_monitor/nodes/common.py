@@ -5,11 +5,13 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
+from grasp_monitor.conversions import tactile_cloud_from_msg
 from grasp_monitor.core.errors import GraspMonitorError
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import PointCloud2
 
 
 def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
@@ -18,6 +20,15 @@ def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
         history=HistoryPolicy.KEEP_LAST, depth=depth,
         reliability=ReliabilityPolicy.BEST_EFFORT if best_effort
         else ReliabilityPolicy.RELIABLE)
+
+
+def read_tactile_cloud(node: Node, pad: str, msg: PointCloud2):
+    """Read a tactile cloud; a malformed one is logged (throttled) and gives None."""
+    try:
+        return tactile_cloud_from_msg(msg)
+    except GraspMonitorError as error:
+        node.get_logger().warning(f'dropped tactile/{pad}: {error}', throttle_duration_sec=1.0)
+        return None
 
 
 def run_node(factory: Callable[[], Node], args: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@ from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.events import EventRecord
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
-from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
 from grasp_monitor.nodes.grasp_metrics_parameters import CRITERIA, PARAMETERS
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 from grasp_monitor.nodes.params import declare
@@ -65,13 +65,9 @@ class GraspMetricsNode(Node):
         self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
-        try:
-            positions, forces, _ = conversions.tactile_cloud_from_msg(msg)
-        except GraspMonitorError as error:
-            self.get_logger().warning(f'dropped tactile/{pad}: {error}',
-                                      throttle_duration_sec=1.0)
-            return
-        self.clouds[pad] = (positions, forces)
+        cloud = read_tactile_cloud(self, pad, msg)
+        if cloud is not None:
+            self.clouds[pad] = cloud[:2]
 
     def _on_event(self, msg: DiagnosticStatus) -> None:
         record = EventRecord.from_strings({kv.key: kv.value for kv in msg.values})

@@ -11,7 +11,7 @@ from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor, MonitorConfig
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
-from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
 from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS
 from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry
@@ -86,13 +86,9 @@ class GraspMonitorNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
-        try:
-            _, forces, time_s = conversions.tactile_cloud_from_msg(msg)
-        except GraspMonitorError as error:
-            self.get_logger().warning(f'dropped tactile/{pad}: {error}',
-                                      throttle_duration_sec=1.0)
-            return
-        self.inputs.update_pad(pad, forces, time_s)
+        cloud = read_tactile_cloud(self, pad, msg)
+        if cloud is not None:
+            self.inputs.update_pad(pad, cloud[1], cloud[2])
 
     def _on_object(self, msg: Odometry) -> None:
         twist = msg.twist.twist.linear
