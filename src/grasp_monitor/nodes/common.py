@@ -8,6 +8,7 @@ from typing import Callable
 from grasp_monitor.conversions import tactile_cloud_from_msg
 from grasp_monitor.core.errors import GraspMonitorError
 import rclpy
+from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -48,6 +49,9 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None) -> int:
         return 2
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RCLError:
+        if rclpy.ok():
+            raise  # a real failure; otherwise a signal's shutdown raced the executor
     finally:
         if node is not None:
             node.destroy_node()

@@ -33,7 +33,7 @@ class ParamSpec:
         """Return the ROS parameter type, for documentation."""
         kinds = {bool: 'bool', int: 'integer', float: 'double', str: 'string'}
         if isinstance(self.default, (list, tuple)):
-            return 'string_array'
+            return kinds[type(self.default[0])] + '_array'
         return kinds[type(self.default)]
 
     def descriptor(self) -> ParameterDescriptor:
