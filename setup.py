@@ -21,7 +21,7 @@ setup(
         (f'share/{PACKAGE}/config', glob.glob('config/*')),
     ],
     install_requires=['setuptools', 'numpy', 'scipy', 'mujoco>=3.2', 'trimesh', 'transforms3d',
-                      'moteus>=1.1'],
+                      'moteus>=1.1', 'matplotlib'],
     extras_require={'test': ['pytest']},
     zip_safe=True,
     maintainer='grasp_monitor maintainers',
@@ -32,6 +32,7 @@ setup(
         'console_scripts': [
             'grasp-monitor = grasp_monitor.cli:main',
             'mujoco_sim = grasp_monitor.nodes.mujoco_sim:main',
+            'tactile_sensor = grasp_monitor.nodes.tactile_sensor:main',
             'grasp_controller = grasp_monitor.nodes.grasp_controller:main',
             'grasp_monitor = grasp_monitor.nodes.grasp_monitor:main',
             'grasp_metrics = grasp_monitor.nodes.grasp_metrics:main',

@@ -9,6 +9,7 @@ import sys
 from typing import Any, Sequence
 
 from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.sim.scene import CONES, INTEGRATORS, SOLVERS
 from grasp_monitor.sim.scenes import DEFAULT_SCENARIO, SCENARIOS
 
 
@@ -43,9 +44,75 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 1 if result.diverged else 0
 
 
+def _cubes(text: str) -> list[int]:
+    """Parse ``3``, ``1-11`` or ``1,3,5`` into cube counts."""
+    counts: list[int] = []
+    try:
+        for part in text.split(','):
+            first, _, last = part.partition('-')
+            counts.extend(range(int(first), int(last or first) + 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f'expected a count, a range like 1-11 or a list like 1,3,5, got {text!r}') from None
+    return counts
+
+
+def _cmd_benchmark(args: argparse.Namespace) -> int:
+    import shlex
+    import time
+
+    from grasp_monitor.sim import benchmark
+    from grasp_monitor.sim.scene import SimSettings
+    settings = SimSettings(
+        timestep_s=args.timestep, cone=args.cone, solver=args.solver,
+        iterations=args.iterations, noslip_iterations=args.noslip_iterations,
+        impratio=args.impratio, integrator=args.integrator)
+    case = {'duration_s': args.duration}
+    if args.scenario == 'multi-block':
+        cubes = list(dict.fromkeys(n for group in args.cubes for n in group))
+        cases = benchmark.multi_block_cases(cubes, args.friction, settings, **case)
+    else:
+        cases = benchmark.industrial_arm_cases(args.friction, settings, **case)
+    jobs = args.jobs or benchmark.available_cores()
+    print(f'{len(cases)} runs of {args.duration:g} s on {min(jobs, len(cases))} processes; '
+          f'{benchmark.settings_text(settings)}', file=sys.stderr)
+    start = time.perf_counter()
+    runs = benchmark.run_benchmark(cases, jobs, progress=not args.quiet)
+    wall_s = time.perf_counter() - start
+    name = benchmark.SCENARIOS[args.scenario]
+    output = Path(args.output_dir)
+    command = shlex.join(['grasp-monitor', 'benchmark', *args.argv])
+    files = [
+        benchmark.write_csv(runs, output / f'{name}.csv'),
+        benchmark.write_markdown(runs, output / f'{name}.md', command, wall_s),
+        benchmark.plot_energy(runs, output / f'{name}.png', title=(
+            f'{name}, {benchmark.settings_text(settings)}')),
+    ]
+    print(benchmark.markdown_table(runs))
+    print(f'wall time {wall_s:.1f} s; wrote {", ".join(str(f) for f in files)}')
+    return 0
+
+
 def _cmd_reference(args: argparse.Namespace) -> int:
     from grasp_monitor.reference import markdown
     print(markdown())
+    return 0
+
+
+def _cmd_plugins(args: argparse.Namespace) -> int:
+    from grasp_monitor.core.plugins import describe_plugins
+    print(describe_plugins())
+    return 0
+
+
+def _cmd_tactile_plot(args: argparse.Namespace) -> int:
+    from grasp_monitor.sim.tactile_plot import tactile_plots
+    snapshot, written = tactile_plots(
+        args.output_dir, args.scenario, args.pad, args.resolution, args.touch, args.response,
+        args.duration, args.dwell)
+    print(f'grasp at t = {snapshot.reading.time_s:.3f} s in {snapshot.scenario}')
+    for path in written:
+        print(path)
     return 0
 
 
@@ -64,15 +131,66 @@ def build_parser() -> argparse.ArgumentParser:
                      metavar='KEY=VALUE', help='scenario parameter, e.g. --param n_cubes=5')
     run.add_argument('--output', default='results/run.json', help='JSON result path')
     run.set_defaults(handler=_cmd_run)
+    benchmark = commands.add_parser(
+        'benchmark', help='run the physics-engine grasp benchmark (energy metric) on MuJoCo',
+        description='Simulate the benchmark scenarios, score every step with the energy '
+        'metric, stop a run when it fails (above 1e7 J), and write a CSV, a Markdown table '
+        "and a PNG plot. Solver options default to MuJoCo's own defaults, with the "
+        "benchmark's 1 ms step.")
+    scenarios = benchmark.add_subparsers(dest='scenario', required=True)
+    for scenario, frictions, text in (
+            ('multi-block', [100.0, 1e8], 'n cubes squeezed in a row between two blocks'),
+            ('industrial-arm', [1.0], 'a UR10-like arm swinging a cube in its gripper')):
+        sub = scenarios.add_parser(scenario, help=text)
+        if scenario == 'multi-block':
+            sub.add_argument('--cubes', type=_cubes, nargs='+', default=[list(range(1, 12))],
+                             metavar='N', help='cube counts: 3, 1-11 or 1,3,5 (default 1-11)')
+        sub.add_argument('--friction', type=float, nargs='+', default=frictions, metavar='MU',
+                         help='friction coefficients, one run set each (default: '
+                         f'{" ".join(f"{f:g}" for f in frictions)})')
+        sub.add_argument('--duration', type=float, default=100.0,
+                         help='simulated seconds per run (default 100)')
+        sub.add_argument('--jobs', type=int, default=0,
+                         help='worker processes (default: the available cores)')
+        sub.add_argument('--cone', default='pyramidal', choices=CONES)
+        sub.add_argument('--iterations', type=int, default=100)
+        sub.add_argument('--noslip-iterations', type=int, default=0)
+        sub.add_argument('--impratio', type=float, default=1.0)
+        sub.add_argument('--timestep', type=float, default=0.001, help='s (default 0.001)')
+        sub.add_argument('--solver', default='Newton', choices=SOLVERS)
+        sub.add_argument('--integrator', default='Euler', choices=INTEGRATORS)
+        sub.add_argument('--output-dir', default='results/benchmark',
+                         help='where the CSV, Markdown and PNG go (default results/benchmark)')
+        sub.add_argument('--quiet', action='store_true', help='no progress on standard error')
+        sub.set_defaults(handler=_cmd_benchmark)
     reference = commands.add_parser(
         'reference', help="print the README's parameter reference, from the code")
     reference.set_defaults(handler=_cmd_reference)
+    plugins = commands.add_parser(
+        'plugins', help='list the sensor and motor plugin types with their parameters')
+    plugins.set_defaults(handler=_cmd_plugins)
+    plot = commands.add_parser(
+        'tactile-plot', help="PNGs of each pad's taxel layout and of its forces at the grasp")
+    plot.add_argument('--scenario', default=DEFAULT_SCENARIO, choices=SCENARIOS)
+    plot.add_argument('--pad', action='append', default=[],
+                      help="pad body to draw, repeatable (default: the scene's pads)")
+    plot.add_argument('--resolution', type=float, default=0.003, help='taxel spacing, m')
+    plot.add_argument('--touch', default='force_vector',
+                      choices=('normal', 'normal_force', 'force_vector'))
+    plot.add_argument('--response', default='spread_linear', choices=('nearest', 'spread_linear'))
+    plot.add_argument('--duration', type=float, default=5.0,
+                      help='simulated seconds to wait for the grasp')
+    plot.add_argument('--dwell', type=float, default=0.2,
+                      help='grasp when the object stayed still this long in two bodies, s')
+    plot.add_argument('--output-dir', default='results/tactile', help='where the PNGs go')
+    plot.set_defaults(handler=_cmd_tactile_plot)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; configuration errors exit with status 2 and the reason."""
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[2:] if argv is None else argv[1:])
     try:
         return args.handler(args)
     except GraspMonitorError as error:

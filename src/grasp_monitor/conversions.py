@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Point
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.rotations import rotate
 from grasp_monitor.core.servo import COMMAND_FIELDS, ServoCommand, ServoConfig
@@ -14,10 +15,15 @@ from nav_msgs.msg import Odometry
 import numpy as np
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, PointCloud2, PointField
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import ColorRGBA, Float64MultiArray
+from visualization_msgs.msg import Marker, MarkerArray
 
 #: Fields of a tactile cloud, in order: taxel position (m) and force (N), pad frame.
 TACTILE_FIELDS = ('x', 'y', 'z', 'fx', 'fy', 'fz')
+#: Sphere sizes of the tactile markers, from an unloaded taxel (0) to full scale.
+MARKER_LEVELS = 8
+#: Red, green and blue of the tactile marker colour map at 0, 1/2 and full scale.
+_MARKER_COLOURS = ((0.2, 1.0, 0.9), (0.4, 0.9, 0.05), (1.0, 0.1, 0.05))
 #: DiagnosticStatus levels by name.
 LEVELS = {
     'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
@@ -148,6 +154,53 @@ def tactile_cloud_to_msg(
     msg.row_step = msg.point_step * points.shape[0]
     msg.is_dense = True
     msg.data = points.astype('<f4').tobytes()
+    return msg
+
+
+def tactile_markers_to_msg(
+    pads: Sequence[tuple[str, str, np.ndarray, np.ndarray, float]], time_s: float,
+    full_scale_n: float,
+) -> MarkerArray:
+    """Build rviz markers of tactile pads: taxels as spheres coloured and sized by force.
+
+    Per pad (namespace ``tactile/<pad>``, frame = the pad body), ``MARKER_LEVELS``
+    sphere lists with ids 0 to ``MARKER_LEVELS - 1``: list k holds the taxels
+    whose force magnitude ``|f|`` has ``ceil(|f| / full_scale_n x (MARKER_LEVELS - 1))
+    = k`` (0: unloaded; beyond full scale: the last), drawn with diameter
+    ``(0.5 + k / (MARKER_LEVELS - 1)) x spacing``. Each sphere's colour runs from
+    blue (no force) through yellow (half scale) to red (full scale). A list with
+    no taxel is sent as DELETE, so rviz drops what it showed before.
+
+    Args:
+        pads: per pad: name, frame id, taxel positions (N, 3) m in that frame,
+            taxel values (N, 1) or (N, 3) N, and the taxel spacing, m.
+        time_s: sample time, s.
+        full_scale_n: force magnitude drawn largest and reddest, N (> 0).
+    """
+    msg = MarkerArray()
+    stamp = time_to_msg(time_s)
+    top = MARKER_LEVELS - 1
+    for name, frame_id, positions, values, spacing_m in pads:
+        values = np.asarray(values, float).reshape(len(positions), -1)
+        magnitude = np.sqrt(np.einsum('ij,ij->i', values, values))
+        ratio = np.minimum(magnitude / full_scale_n, 1.0)
+        level = np.ceil(ratio * top).astype(np.int64)
+        colours = np.stack([np.interp(ratio, (0.0, 0.5, 1.0), stops)
+                            for stops in _MARKER_COLOURS], axis=1)
+        points = np.asarray(positions, float)
+        for k in range(MARKER_LEVELS):
+            members = np.flatnonzero(level == k)
+            marker = Marker(ns=f'tactile/{name}', id=k, type=Marker.SPHERE_LIST,
+                            action=Marker.ADD if members.size else Marker.DELETE)
+            marker.header.stamp = stamp
+            marker.header.frame_id = frame_id
+            marker.pose.orientation.w = 1.0
+            marker.scale.x = marker.scale.y = marker.scale.z = spacing_m * (0.5 + k / top)
+            marker.color.a = 1.0
+            marker.points = [Point(x=x, y=y, z=z) for x, y, z in points[members].tolist()]
+            marker.colors = [ColorRGBA(r=r, g=g, b=b, a=1.0)
+                             for r, g, b in colours[members].tolist()]
+            msg.markers.append(marker)
     return msg
 
 

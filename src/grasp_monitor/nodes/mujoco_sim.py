@@ -10,7 +10,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.events import ExternalForceTest
-from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.common import sensor_qos
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.sim.backend import Simulator
@@ -29,7 +29,8 @@ class MujocoSimNode(Node):
     """Simulate a scenario in MuJoCo; its joints are moteus-like servos.
 
     Parameters: see ``mujoco_sim_parameters.PARAMETERS`` (scenario, physics.*, force_test.*,
-    publish_rate, real_time_factor, command_timeout, qos.*).
+    publish_rate, real_time_factor, command_timeout, tactile, qos.*). With ``tactile`` on,
+    ``main`` hosts the ``tactile_sensor`` node on the same runner and executor.
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
     ``/diagnostics`` (1 Hz: rate, refused commands, watchdog, servo telemetry).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full`` (Float64MultiArray).
@@ -53,6 +54,7 @@ class MujocoSimNode(Node):
         self.force_body = p['force_test.body'] or scene.objects[0]
         self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor']),
                                 on_tick=self._publish)
+        self.tactile = p['tactile'] and bool(scene.pads)
         self.refused: Counter[str] = Counter()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.clock_pub = self.create_publisher(Clock, '/clock', 10)
@@ -138,8 +140,9 @@ class MujocoSimNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    """Run the node."""
-    return run_node(MujocoSimNode, args)
+    """Run the node, and the tactile_sensor node beside it when ``tactile`` is on."""
+    from grasp_monitor.nodes.tactile_sensor import run_simulator
+    return run_simulator(args)
 
 
 if __name__ == '__main__':

@@ -46,6 +46,8 @@ PARAMETERS = COMMON + (
               0.0, 1000.0, read_only=True),
     ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
               read_only=True),
+    ParamSpec('tactile', True, 'Host the tactile_sensor node (tactile/<pad>) in this process '
+              'when the scene has pads.', read_only=True),
 )
 
 #: ROS parameter -> SimSettings field (0 or "" keeps the scenario default).

@@ -50,6 +50,11 @@ class SimRunner:
         sim: the simulator.
         config: pacing.
         on_tick: called after every tick, with the lock held.
+
+    Attributes:
+        tick_callbacks: more callbacks, called after ``on_tick`` in order, with
+            the lock held (so the MuJoCo data they read is one consistent state);
+            change them through ``add_tick_callback`` / ``remove_tick_callback``.
     """
 
     def __init__(self, sim: Simulator, config: RunConfig,
@@ -57,6 +62,7 @@ class SimRunner:
         self.sim = sim
         self.config = config
         self.on_tick = on_tick
+        self.tick_callbacks: list[Callable[[Simulator], None]] = []
         self.steps_per_tick = config.steps_per_tick(sim.timestep_s)
         self.lock = threading.RLock()
         self.ticks = 0
@@ -85,6 +91,17 @@ class SimRunner:
             self.sim.reset()
             self._rebase = True
 
+    def add_tick_callback(self, callback: Callable[[Simulator], None]) -> None:
+        """Call ``callback(sim)`` after every tick from now on."""
+        with self.lock:
+            self.tick_callbacks.append(callback)
+
+    def remove_tick_callback(self, callback: Callable[[Simulator], None]) -> None:
+        """Stop calling ``callback`` (no error if it is not registered)."""
+        with self.lock:
+            if callback in self.tick_callbacks:
+                self.tick_callbacks.remove(callback)
+
     def stop(self) -> None:
         """Make ``run`` return after the current tick."""
         self._stop.set()
@@ -96,6 +113,8 @@ class SimRunner:
             self.ticks += 1
             if self.on_tick is not None:
                 self.on_tick(self.sim)
+            for callback in self.tick_callbacks:
+                callback(self.sim)
         return ok
 
     def run(self, duration_s: float | None = None) -> None:

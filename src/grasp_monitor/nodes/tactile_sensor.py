@@ -1,0 +1,140 @@
+"""The ``tactile_sensor`` node: tactile arrays of the simulator's pads, in its process."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from grasp_monitor import conversions
+from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.nodes.common import sensor_qos
+from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
+from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.runner import SimRunner
+from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, SimTactileArrays
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from sensor_msgs.msg import PointCloud2
+from visualization_msgs.msg import MarkerArray
+
+
+class TactileSensorNode(Node):
+    """Publish the tactile arrays of a simulator's pads, computed on its ticks.
+
+    Hosted in the simulator's process and sharing its MuJoCo data: constructed
+    with the running ``SimRunner`` (keyword ``runner``), it computes every pad
+    from one extraction of the contacts inside every k-th runner tick, on the
+    runner's thread with its lock held, so all pads see the same physics state.
+
+    Parameters: see ``tactile_sensor_parameters.PARAMETERS`` (pads, bodies, and per
+    pad resolution, layout, touch, response, noise_type, noise_range, noise_seed;
+    publish_rate, markers_rate, markers_full_scale, qos.*).
+    Publishes: ``tactile/<pad>`` (PointCloud2: float32 x y z fx fy fz per taxel, frame =
+    the pad body, stamped with simulated time; a ``normal`` pad reports fz only),
+    ``tactile/markers`` (MarkerArray for rviz: taxels as spheres coloured and sized by force).
+    """
+
+    def __init__(self, *, runner: SimRunner, **kwargs) -> None:
+        super().__init__('tactile_sensor', **kwargs)
+        scene_pads = list(runner.sim.scene.pads)
+        specs = tuple(dataclasses.replace(s, default=scene_pads)
+                      if s.name == 'pads' and scene_pads else s for s in PARAMETERS)
+        p = declare(self, specs)
+        self.add_on_set_parameters_callback(choice_checker(specs))
+        pads = pad_specs(p['pads'], p['bodies'], PAD_FRAME_TOUCH_FUNCTIONS,
+                         **{key: p[key] for key in PER_PAD})
+        with runner.lock:
+            self.arrays = SimTactileArrays(runner.sim, pads)
+        tick_rate_hz = 1.0 / (runner.steps_per_tick * runner.sim.timestep_s)
+        self.every = max(1, round(tick_rate_hz / p['publish_rate']))
+        self.markers_full_scale = p['markers_full_scale']
+        self.runner = runner
+        self.latest = None
+        self.failures = 0
+        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        self.cloud_pubs = [self.create_publisher(PointCloud2, f'tactile/{pad.name}', qos)
+                           for pad in pads]
+        self.marker_pub = self.create_publisher(MarkerArray, 'tactile/markers', 10)
+        if p['markers_rate'] > 0:
+            self.create_timer(1.0 / p['markers_rate'], self._publish_markers)
+        taxels = ', '.join(f'{spec.name} {len(pad.layout)}'
+                           for spec, pad in zip(pads, self.arrays.pads))
+        self.get_logger().info(f'taxels: {taxels}; at {tick_rate_hz / self.every:g} Hz, '
+                               f'every {self.every} simulator ticks')
+        runner.add_tick_callback(self._on_tick)
+
+    def _on_tick(self, sim: Simulator) -> None:
+        if self.runner.ticks % self.every:
+            return
+        try:
+            reading = self.arrays.compute()
+        except GraspMonitorError as error:  # a diverged state: skip it, live on
+            self.failures += 1
+            self.get_logger().error(f'tactile sample skipped: {error}',
+                                    throttle_duration_sec=1.0)
+            return
+        for publisher, pad, spec, values in zip(
+                self.cloud_pubs, self.arrays.pads, self.arrays.specs, reading.values):
+            publisher.publish(conversions.tactile_cloud_to_msg(
+                pad.positions_in_pad, values, spec.body, reading.time_s))
+        self.latest = reading
+
+    def _publish_markers(self) -> None:
+        reading = self.latest
+        if reading is None:
+            return
+        self.marker_pub.publish(conversions.tactile_markers_to_msg(
+            [(spec.name, spec.body, pad.positions_in_pad, values, pad.layout.resolution_m)
+             for spec, pad, values in zip(self.arrays.specs, self.arrays.pads, reading.values)],
+            reading.time_s, self.markers_full_scale))
+
+    def destroy_node(self) -> None:
+        """Leave the simulator's ticks before the node goes."""
+        self.runner.remove_tick_callback(self._on_tick)
+        super().destroy_node()
+
+
+def run_simulator(args: list[str] | None = None, tactile: bool | None = None) -> int:
+    """Run ``mujoco_sim`` and, with tactile on, this node beside it: one process, one executor.
+
+    Args:
+        args: command-line arguments, ROS arguments included.
+        tactile: host the tactile sensor always (True), never (False), or as the
+            simulator's ``tactile`` parameter says (None).
+
+    Returns:
+        The exit status: 0, or 2 after a configuration error (the reason on stderr).
+    """
+    rclpy.init(args=args)
+    nodes: list[Node] = []
+    try:
+        sim = MujocoSimNode()
+        nodes.append(sim)
+        if sim.tactile if tactile is None else tactile:  # the parameter, unless forced
+            nodes.append(TactileSensorNode(runner=sim.runner))
+        executor = MultiThreadedExecutor(num_threads=2)
+        for node in nodes:
+            executor.add_node(node)
+        executor.spin()
+    except GraspMonitorError as error:
+        print(f'error: {error}', file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        for node in reversed(nodes):
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the simulator with its tactile sensor (``mujoco_sim`` with ``tactile`` forced on)."""
+    return run_simulator(args, tactile=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Simulated sensors and motors as plugins: tactile pads of a simulator, joint states, servos."""
+
+import math
+
+from grasp_monitor.cli import main
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.plugins import create_plugin
+from grasp_monitor.core.servo import ServoBank, ServoCommand
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.offline import default_drive
+from grasp_monitor.sim.runner import RunConfig, SimRunner
+from grasp_monitor.sim.scenes import build_scene
+from grasp_monitor.sim.sensors import (
+    JointStateSensor, pad_specs, PadSpec, SimTactileArrays)
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def sim():
+    scene = build_scene('pick_lift')
+    return Simulator(scene, command_timeout_s=0.0, drive=default_drive(scene))
+
+
+def test_per_pad_arrays_of_one_value_apply_to_every_pad():
+    left, right = pad_specs(['finger_left', 'finger_right'], [''], resolution=[0.004],
+                            touch=['normal', 'force_vector'], noise_seed=[-1, 7])
+    assert (left.name, left.body, right.body) == ('finger_left', 'finger_left', 'finger_right')
+    assert left.settings == {'resolution_m': 0.004, 'layout': 'primitives', 'touch': 'normal',
+                             'response': 'spread_linear', 'noise_type': 'none',
+                             'noise_range': 0.0, 'noise_seed': -1}
+    assert (right.settings['touch'], right.settings['noise_seed']) == ('force_vector', 7)
+    assert right.plugin_config()['type'] == 'tactile_array'
+
+
+@pytest.mark.parametrize('call, message', [
+    (lambda: pad_specs([]), 'pads must name one or more distinct pads, got []'),
+    (lambda: pad_specs(['a', 'a']), "pads must name one or more distinct pads, got ['a', 'a']"),
+    (lambda: pad_specs(['a', 'b'], ['x', 'y', 'z']),
+     'bodies has 3 values for 2 pads (a, b); give one value for every pad or one per pad'),
+    (lambda: pad_specs(['a'], resolutions=[0.1]),
+     "unknown per-pad setting 'resolutions'; valid: resolution, layout, touch, response, "
+     'noise_type, noise_range, noise_seed'),
+    (lambda: pad_specs(['a'], touch=['force_vector_global'], touch_functions=('normal',)),
+     "tactile pad 'a': touch function 'force_vector_global' is not one of normal"),
+    (lambda: pad_specs(['a'], noise_type=['pink']),
+     "parameter 'noise_type' of tactile pad 'a' must be one of none, gaussian, uniform, "
+     "got 'pink'"),
+    (lambda: PadSpec('a/b'), "pad name must be non-empty, without '/', '~' or spaces, "
+     "got 'a/b'"),
+    (lambda: PadSpec('a', settings={'spacing': 1.0}),
+     "tactile pad 'a': unknown setting 'spacing'; valid: resolution_m, layout, touch, "
+     'response, noise_type, noise_range, noise_seed'),
+])
+def test_bad_pad_settings_say_what_is_valid(call, message):
+    with pytest.raises(ConfigError) as error:
+        call()
+    assert str(error.value) == message
+
+
+def test_tactile_arrays_of_a_simulator_share_one_contact_extraction(sim):
+    arrays = SimTactileArrays(sim, pad_specs(['finger_left', 'finger_right'],
+                                             resolution=[0.003, 0.005]))
+    # 30 x 10 x 30 mm boxes: 2 (10 x 10) + 4 (10 x 3) at 3 mm, 2 (6 x 6) + 4 (6 x 2) at 5 mm
+    assert [len(pad.layout) for pad in arrays.pads] == [320, 120]
+    runner = SimRunner(sim, RunConfig(1000.0, 0.0))
+    runner.run(2.0)  # approach 1 s, then the fingers squeeze the object with 10 N each
+    reading = arrays.compute()
+    assert reading.time_s == sim.time_s
+    assert len(reading.contacts) == len(sim.contacts())
+    left, right = reading.total_force_in_pad
+    np.testing.assert_allclose([left[1], right[1]], [10.0, -10.0], rtol=0.01)
+    for values, total in zip(reading.values, reading.total_force_in_pad):
+        np.testing.assert_allclose(values.sum(axis=0), total, atol=1e-9)
+    position, quaternion = reading.T_world_pad[0]
+    np.testing.assert_allclose(quaternion, [1.0, 0.0, 0.0, 0.0])
+    assert position[1] > 0.025  # the left pad sits on the object's +y side
+
+
+def test_tick_callbacks_run_in_order_inside_the_tick_and_can_leave(sim):
+    runner = SimRunner(sim, RunConfig(100.0, 0.0), on_tick=lambda s: calls.append('on_tick'))
+    calls = []
+
+    def first(s):
+        assert runner.lock._is_owned()  # the MuJoCo data cannot change under it
+        calls.append(('first', s.time_s))
+
+    runner.add_tick_callback(first)
+    runner.add_tick_callback(lambda s: calls.append('second'))
+    runner.tick()
+    assert calls == ['on_tick', ('first', sim.time_s), 'second']
+    runner.remove_tick_callback(first)
+    runner.remove_tick_callback(first)  # twice: no error
+    runner.tick()
+    assert calls[3:] == ['on_tick', 'second']
+
+
+def test_joint_state_plugin_adds_noise_and_clamps_to_the_joint_range(sim):
+    sensor = create_plugin('sensor', {'type': 'joint_state', 'noise_type': 'uniform',
+                                      'position_noise_range': 1.0,
+                                      'velocity_noise_range': 0.5, 'noise_seed': 3}, sim=sim)
+    assert isinstance(sensor, JointStateSensor)
+    readings = [sensor.read() for _ in range(2000)]
+    truth = sim.joint_states()
+    position = np.array([r.position for r in readings])
+    velocity = np.array([r.velocity for r in readings])
+    # lift range [-0.05, 0.5] m, finger range [-0.01, 0.06] m: noise of +-1 m hits both ends
+    np.testing.assert_array_equal(position.min(axis=0), [-0.05, -0.01, -0.01])
+    np.testing.assert_array_equal(position.max(axis=0), [0.5, 0.06, 0.06])
+    assert np.all(np.abs(velocity - truth.velocity) <= 0.5)
+    assert np.all(np.abs(velocity - truth.velocity).max(axis=0) > 0.49)
+    np.testing.assert_array_equal([r.effort for r in readings], np.tile(truth.effort, (2000, 1)))
+    again = create_plugin('sensor', {'type': 'joint_state', 'noise_type': 'uniform',
+                                     'position_noise_range': 1.0,
+                                     'velocity_noise_range': 0.5, 'noise_seed': 3}, sim=sim)
+    np.testing.assert_array_equal(again.read().position, readings[0].position)
+
+
+def test_servo_plugin_is_the_moteus_law_with_a_watchdog():
+    bank = create_plugin('motor', {'type': 'servo', 'kp': 50.0, 'kd': 2.0,
+                                   'maximum_torque': 3.0, 'command_timeout_s': 0.1},
+                         joints=('a', 'b'))
+    assert isinstance(bank, ServoBank)
+    bank.set_command(ServoCommand([0.1, math.nan], [0.0, 1.0], [0.5, 0.0], [1.0, 1.0],
+                                  [1.0, 0.5], [3.0, 3.0]), time_s=0.0)
+    # a: 0.5 + 50 (0.1 - 0) + 2 (0 - 0) = 5.5 -> clamped to 3; b: 2 * 0.5 * (1 - 0) = 1
+    np.testing.assert_allclose(bank.compute_torque([0.0, 0.0], [0.0, 0.0], 0.05), [3.0, 1.0])
+    np.testing.assert_allclose(bank.compute_torque([0.0, 0.0], [0.0, 0.0], 0.2), [0.0, 0.0])
+    with pytest.raises(ConfigError, match=r"^parameter 'kp' of motor 'servo' must be in "):
+        create_plugin('motor', {'type': 'servo', 'kp': -1.0}, joints=('a',))
+
+
+def test_plugins_command_lists_every_built_in_type(capsys):
+    assert main(['plugins']) == 0
+    text = capsys.readouterr().out
+    heads = [line.split(':')[0] for line in text.splitlines() if not line.startswith(' ')]
+    assert heads == ['motor servo', 'sensor joint_state', 'sensor tactile_array']
+    assert "  noise_type: str = 'none', one of none, gaussian, uniform. Noise added to every " \
+           'value.' in text
+    assert '  command_timeout_s: float = 0.25, in [0.0, 3600.0]. Watchdog: no command for ' \
+           'this long stops the torque, s; 0 disables it.' in text
