@@ -1,0 +1,109 @@
+"""The whole pick-lift graph as separate processes over DDS, as users run it."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from conftest import NAMESPACE, wait_for
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+import pytest
+from std_msgs.msg import Float64
+from std_srvs.srv import Trigger
+
+pytestmark = pytest.mark.graph
+
+
+def node_process(module, log, **params):
+    args = [sys.executable, '-m', f'grasp_monitor.nodes.{module}', '--ros-args',
+            '-r', f'__ns:={NAMESPACE}']
+    for name, value in params.items():
+        args += ['-p', f'{name}:={value}']
+    return subprocess.Popen(args, env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
+
+
+@pytest.fixture
+def graph(ros, tmp_path):
+    """Start the graph with a given grip force; yields a function that runs one trial."""
+    processes = []
+    output = (tmp_path / 'nodes.log').open('w')
+
+    def run(grip_force_n, events_wanted, timeout_s=40.0):
+        processes.append(node_process('mujoco_sim', output, real_time_factor=2.0,
+                                      publish_rate=500.0, command_timeout=0.0))
+        for module, params in (
+                ('grasp_monitor', {'event_log': tmp_path / 'events.jsonl'}),
+                ('grasp_metrics', {}),
+                ('grasp_controller', {'autostart': 'false', 'grip_force': grip_force_n})):
+            processes.append(node_process(module, output, use_sim_time='true', **params))
+        client = ros.client()
+        seen = {'events': [], 'diagnostics': [], 'reward': []}
+        client.create_subscription(DiagnosticStatus, 'grasp_monitor/events',
+                                   seen['events'].append, EVENTS_QOS)
+        client.create_subscription(DiagnosticArray, '/diagnostics',
+                                   seen['diagnostics'].append, 50)
+        client.create_subscription(Float64, 'grasp_metrics/reward', seen['reward'].append, 10)
+        services = {name: client.create_client(Trigger, name) for name in (
+            'mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop',
+            'grasp_controller/start')}
+        for service in services.values():
+            assert service.wait_for_service(timeout_sec=30.0), service.srv_name
+        assert wait_for(lambda: client.count_publishers('tactile/finger_left') > 0)
+        ros.call(services['mujoco_sim/reset'], Trigger.Request())
+        wait_for(lambda: False, timeout_s=0.5)  # the reset's clock reaches the nodes
+        assert ros.call(services['grasp_monitor/start'], Trigger.Request()).success
+        ros.call(services['grasp_controller/start'], Trigger.Request())
+
+        def kinds():
+            return [e.name for e in seen['events']]
+
+        assert wait_for(lambda: set(events_wanted) <= set(kinds()), timeout_s), kinds()
+        summary = json.loads(ros.call(services['grasp_monitor/stop'], Trigger.Request()).message)
+        return seen, summary, kinds
+
+    yield run
+    for process in processes:
+        process.send_signal(signal.SIGINT)
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    output.close()
+
+
+def test_a_good_pick_fires_contact_then_grasp_and_holds_through_the_force_test(graph, tmp_path):
+    seen, summary, kinds = graph(15.0, ['grasp', 'stop_external_force'])
+    events = kinds()
+    assert events.index('contact') < events.index('grasp') < events.index('stop_external_force')
+    assert 'slip_out' not in events and 'contact_timeout' not in events
+    # the stop service's JSON says what the events topic said
+    assert wait_for(lambda: len(seen['events']) >= len(summary['events']))
+    published = [{kv.key: kv.value for kv in e.values} for e in seen['events']]
+    assert summary['events'] == published[:len(summary['events'])]
+    assert [r.as_strings() for r in EventLog.read(tmp_path / 'events.jsonl')] == \
+        summary['events']
+
+    def status(suffix):
+        for array in reversed(seen['diagnostics']):
+            for s in array.status:
+                if s.name.endswith(suffix):
+                    return {kv.key: kv.value for kv in s.values}
+        return None
+
+    assert wait_for(lambda: status('criteria'), timeout_s=5.0)
+    assert status('energy') is not None and float(status('energy')['energy_j']) >= 0.0
+    assert seen['reward'] and seen['reward'][-1].data > 0.0
+
+
+def test_a_weak_grip_lets_the_object_slip_out(graph):
+    _, _, kinds = graph(0.5, ['slip_out'])
+    assert kinds().index('contact') < kinds().index('slip_out')
+
+
+def test_fingers_that_never_close_time_out_without_contact(graph):
+    _, _, kinds = graph(0.0, ['contact_timeout'])
+    assert 'contact' not in kinds() and 'grasp' not in kinds()
