@@ -35,6 +35,16 @@ def test_an_old_or_missing_reading_makes_the_sample_stale():
     assert sample.stale and math.isinf(sample.age_s)
 
 
+def test_time_going_back_drops_the_old_timeline():
+    inputs = fresh_inputs()  # readings at t = 1.0 s, the left pad touching
+    # the clock went back (a simulator reset) before new readings arrived
+    assert inputs.sample(0.05).stale
+    inputs.update_pad('right', np.zeros((2, 3)), 0.02)
+    assert inputs.pad_forces_n().tolist() == [0.0, 0.0]  # the old left reading is gone
+    sample = inputs.sample(0.05)
+    assert sample.stale and sample.in_contact.tolist() == [False, False]
+
+
 def test_contact_threshold_and_scalar_forces():
     inputs = fresh_inputs(contact_force_n=2.0)
     assert inputs.sample(1.0).in_contact.tolist() == [False, False]

@@ -3,6 +3,9 @@
 Each input is kept with the time stamp of its reading. A sample built from
 them is *stale* when any input it needs is missing or older than
 ``max_age_s``, so silence pauses the monitor instead of looking like a slip.
+A reading stamped well before the latest one means time went back (a
+simulator reset): every reading of the old timeline is dropped, so none of
+them can pass for a contact in the new one.
 """
 
 from __future__ import annotations
@@ -63,6 +66,12 @@ class MonitorInputs:
         self._object_time_s = -math.inf
         self._finger_speeds = np.full(len(config.finger_joints), np.nan)
         self._joints_time_s = -math.inf
+        self._latest_s = -math.inf
+
+    def _note(self, time_s: float) -> None:
+        if time_s < self._latest_s - self.config.max_age_s:
+            self.reset()
+        self._latest_s = max(self._latest_s, time_s)
 
     def reset(self) -> None:
         """Forget every reading (after a simulator reset)."""
@@ -77,6 +86,7 @@ class MonitorInputs:
         index = self._pad_index.get(pad)
         if index is None:
             raise ConfigError(f'unknown pad {pad!r}; pads: {", ".join(self.config.pads)}')
+        self._note(time_s)
         forces = np.asarray(forces_n, float)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
         self._pad_force_n[index] = total
@@ -84,12 +94,14 @@ class MonitorInputs:
 
     def update_object(self, linear_velocity: npt.ArrayLike, time_s: float) -> None:
         """Take the object's linear velocity (m/s, any frame) read at ``time_s``."""
+        self._note(time_s)
         self._object_speed = float(np.linalg.norm(np.asarray(linear_velocity, float)))
         self._object_time_s = time_s
 
     def update_joints(self, names: tuple[str, ...] | list[str], velocities: npt.ArrayLike,
                       time_s: float) -> None:
         """Take joint velocities (rad/s or m/s); joints not listed as fingers are ignored."""
+        self._note(time_s)
         velocity = dict(zip(names, np.asarray(velocities, float).tolist()))
         for i, joint in enumerate(self.config.finger_joints):
             if joint in velocity:
@@ -108,10 +120,12 @@ class MonitorInputs:
         if self.config.finger_joints:
             times.append(self._joints_time_s)
         age_s = now_s - min(times)
+        # Readings from later than now belong to a timeline the clock has left.
+        ahead = self._latest_s > now_s + self.config.max_age_s
         return GraspSample(
             time_s=now_s,
             in_contact=self._pad_force_n >= self.config.contact_force_n,
             object_speed_m_per_s=self._object_speed if self.config.use_object else math.nan,
             finger_speeds=self._finger_speeds.copy(),
-            stale=bool(age_s > self.config.max_age_s),
+            stale=bool(age_s > self.config.max_age_s or ahead),
             age_s=age_s if math.isfinite(age_s) else math.inf)
