@@ -1,6 +1,6 @@
 """The grasp_metrics node over real rclpy: energy during a trial, criteria and reward after it."""
 
-from conftest import ScriptedHand, wait_for
+from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
@@ -22,6 +22,7 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     start = client.create_client(Trigger, 'grasp_monitor/start')
     stop = client.create_client(Trigger, 'grasp_monitor/stop')
     hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
+    wait_for(lambda: False, timeout_s=0.5)  # the touching hand's readings are in
     ros.call(start, Trigger.Request())
     assert wait_for(lambda: len(energy) > 20)
     # everything still: no energy is needed to return the object to its start pose
@@ -33,7 +34,7 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     def criteria():
         for array in diagnostics:
             for status in array.status:
-                if status.name.endswith('criteria'):
+                if status.name == f'{NAMESPACE}/grasp_metrics: criteria':
                     return {kv.key: kv.value for kv in status.values}
         return None
 
@@ -42,5 +43,6 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     # equal and opposite pad forces: net force 0, reward 1; both pads in contact at the grasp
     assert values['force'] == '1.000' and values['instant_contacting_link'] == '1.000'
     assert float(values['total']) == round(reward[-1].data, 3)
-    assert wait_for(lambda: any(s.name.endswith('energy') and s.level == DiagnosticStatus.OK
+    assert wait_for(lambda: any(s.name == f'{NAMESPACE}/grasp_metrics: energy'
+                                and s.level == DiagnosticStatus.OK
                                 for array in diagnostics for s in array.status))

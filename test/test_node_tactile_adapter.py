@@ -1,6 +1,6 @@
 """The tactile_adapter node over real rclpy and DDS: driver arrays in, tactile clouds out."""
 
-from conftest import wait_for
+from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import ConfigError
@@ -49,7 +49,8 @@ class Driver:
         def find():
             for array in reversed(self.diagnostics):
                 for status in array.status:
-                    if status.name == 'tactile_adapter: finger_left' and predicate(status):
+                    if status.name == f'{NAMESPACE}/tactile_adapter: finger_left' \
+                            and predicate(status):
                         return status
             return None
         return wait_for(find, timeout_s)

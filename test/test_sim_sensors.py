@@ -104,9 +104,9 @@ def test_joint_state_plugin_adds_noise_and_clamps_to_the_joint_range(sim):
     truth = sim.joint_states()
     position = np.array([r.position for r in readings])
     velocity = np.array([r.velocity for r in readings])
-    # lift range [-0.05, 0.5] m, finger range [-0.01, 0.06] m: noise of +-1 m hits both ends
+    # lift range [-0.05, 0.5] m, finger range [-0.01, 0.054] m: noise of +-1 m hits both ends
     np.testing.assert_array_equal(position.min(axis=0), [-0.05, -0.01, -0.01])
-    np.testing.assert_array_equal(position.max(axis=0), [0.5, 0.06, 0.06])
+    np.testing.assert_array_equal(position.max(axis=0), [0.5, 0.054, 0.054])
     assert np.all(np.abs(velocity - truth.velocity) <= 0.5)
     assert np.all(np.abs(velocity - truth.velocity).max(axis=0) > 0.49)
     np.testing.assert_array_equal([r.effort for r in readings], np.tile(truth.effort, (2000, 1)))

@@ -87,7 +87,7 @@ class GraspControllerNode(Node):
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
-            f'{self.get_name()}: script', 'OK', self.phase,
+            f'{self.get_fully_qualified_name()}: script', 'OK', self.phase,
             {'phase': self.phase, 'grip_force_n': self.script.grip_force_n})]
         self.diag_pub.publish(msg)
 

@@ -104,7 +104,7 @@ class GraspMetricsNode(Node):
         warn_j, fail_j = self.thresholds_j
         level = 'ERROR' if energy_j > fail_j else 'WARN' if energy_j >= warn_j else 'OK'
         statuses = [conversions.diagnostic_status(
-            f'{self.get_name()}: energy', level,
+            f'{self.get_fully_qualified_name()}: energy', level,
             {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
              'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j})]
         report = self.metrics.report
@@ -112,7 +112,8 @@ class GraspMetricsNode(Node):
             values = {name: f'{value:.3f}' for name, value in report.partials.items()}
             values['total'] = f'{report.total:.3f}'
             statuses.append(conversions.diagnostic_status(
-                f'{self.get_name()}: criteria', 'OK', f'reward {report.total:.3f}', values))
+                f'{self.get_fully_qualified_name()}: criteria', 'OK',
+                f'reward {report.total:.3f}', values))
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = statuses

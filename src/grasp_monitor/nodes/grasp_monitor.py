@@ -146,7 +146,7 @@ class GraspMonitorNode(Node):
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
-            f'{self.get_name()}: monitor', 'STALE' if stale else 'OK',
+            f'{self.get_fully_qualified_name()}: monitor', 'STALE' if stale else 'OK',
             'stale input' if stale else 'fresh input', values)]
         self.diag_pub.publish(msg)
 

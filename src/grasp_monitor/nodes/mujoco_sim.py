@@ -129,7 +129,8 @@ class MujocoSimNode(Node):
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
-            f'{self.get_name()}: simulation', level, message, values, self.sim.scene.name)]
+            f'{self.get_fully_qualified_name()}: simulation', level, message, values,
+            self.sim.scene.name)]
         self.diag_pub.publish(msg)
 
     def destroy_node(self) -> None:

@@ -96,7 +96,8 @@ class TactileAdapterNode(Node):
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
-            f'{self.get_name()}: {self.pad}', level, message, values, self.frame_id)]
+            f'{self.get_fully_qualified_name()}: {self.pad}', level, message, values,
+            self.frame_id)]
         self.diag_pub.publish(msg)
 
 
