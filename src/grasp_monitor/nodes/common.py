@@ -32,17 +32,24 @@ def read_tactile_cloud(node: Node, pad: str, msg: PointCloud2):
         return None
 
 
-def run_node(factory: Callable[[], Node], args: list[str] | None = None) -> int:
-    """Create the node, spin it until shutdown and clean up (Humble to Kilted).
+def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = None) -> int:
+    """Create the node(s), spin them in one executor until shutdown, clean up (Humble to Kilted).
 
-    A configuration error exits with status 2 and the reason on stderr.
+    Args:
+        factory: creates one node, or several that share the process.
+        args: command-line arguments, ROS arguments included.
+
+    Returns:
+        0, or 2 after a configuration error (the reason on stderr).
     """
     rclpy.init(args=args)
-    node = None
+    nodes: list[Node] = []
     try:
-        node = factory()
+        made = factory()
+        nodes = made if isinstance(made, list) else [made]
         executor = MultiThreadedExecutor(num_threads=2)
-        executor.add_node(node)
+        for node in nodes:
+            executor.add_node(node)
         executor.spin()
     except GraspMonitorError as error:
         print(f'error: {error}', file=sys.stderr)
@@ -53,7 +60,7 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None) -> int:
         if rclpy.ok():
             raise  # a real failure; otherwise a signal's shutdown raced the executor
     finally:
-        if node is not None:
+        for node in reversed(nodes):
             node.destroy_node()
         rclpy.try_shutdown()
     return 0

@@ -7,15 +7,13 @@ import sys
 
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
-from grasp_monitor.nodes.common import sensor_qos
+from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.runner import SimRunner
 from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, SimTactileArrays
-import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from visualization_msgs.msg import MarkerArray
@@ -108,27 +106,17 @@ def run_simulator(args: list[str] | None = None, tactile: bool | None = None) ->
     Returns:
         The exit status: 0, or 2 after a configuration error (the reason on stderr).
     """
-    rclpy.init(args=args)
-    nodes: list[Node] = []
-    try:
+    def make() -> list[Node]:
         sim = MujocoSimNode()
-        nodes.append(sim)
-        if sim.tactile if tactile is None else tactile:  # the parameter, unless forced
-            nodes.append(TactileSensorNode(runner=sim.runner))
-        executor = MultiThreadedExecutor(num_threads=2)
-        for node in nodes:
-            executor.add_node(node)
-        executor.spin()
-    except GraspMonitorError as error:
-        print(f'error: {error}', file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        for node in reversed(nodes):
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+        if not (sim.tactile if tactile is None else tactile):  # the parameter, unless forced
+            return [sim]
+        try:
+            return [sim, TactileSensorNode(runner=sim.runner)]
+        except Exception:
+            sim.destroy_node()
+            raise
+
+    return run_node(make, args)
 
 
 def main(args: list[str] | None = None) -> int:
