@@ -3,7 +3,7 @@
 from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
-from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
+from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS, GraspMonitorNode
 from rclpy.parameter import Parameter
 from std_msgs.msg import Float64
 from std_srvs.srv import Trigger
@@ -11,11 +11,14 @@ from std_srvs.srv import Trigger
 
 def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=[
-        Parameter('simulator', value=''), Parameter('event_log', value=str(tmp_path / 'e'))]))
+        Parameter('simulator', value=''), Parameter('event_log', value=str(tmp_path / 'e')),
+        Parameter('max_sample_age', value=0.5)]))
     ros.add(GraspMetricsNode(context=ros.context))
     client = ros.client()
     hand = ScriptedHand(client)
-    energy, reward, diagnostics = [], [], []
+    energy, reward, diagnostics, events = [], [], [], []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
     client.create_subscription(Float64, 'grasp_metrics/energy', energy.append, 10)
     client.create_subscription(Float64, 'grasp_metrics/reward', reward.append, 10)
     client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
@@ -25,6 +28,8 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     wait_for(lambda: False, timeout_s=0.5)  # the touching hand's readings are in
     ros.call(start, Trigger.Request())
     assert wait_for(lambda: len(energy) > 20)
+    # the criteria at k need the grasp in the trial: stop only once it has fired
+    assert wait_for(lambda: 'grasp' in [e.name for e in events])
     # everything still: no energy is needed to return the object to its start pose
     assert max(abs(e.data) for e in energy) < 1e-9
     wait_for(lambda: False, timeout_s=0.5)
