@@ -102,6 +102,10 @@ _ROTATION = np.ascontiguousarray(np.swapaxes(quat_multiply(
     quat_conjugate(_BASIS)[None, :, None])[..., 1:], -1, -2).reshape(4, 4, 9))
 #: (a × b)_i = Σ a_j b_k _CROSS[j, k, i].
 _CROSS = np.cross(np.eye(3)[:, None], np.eye(3)[None])
+#: (conj(a) ⊗ b)_i = Σ a_j b_k _CONJUGATE_PRODUCT[j, k, i].
+_CONJUGATE_PRODUCT = _PRODUCT * np.array([1.0, -1.0, -1.0, -1.0])[:, None, None]
+#: R(q)_ij for (i, j) row-major = Σ_ab _ROTATION_ROWS[(i, j), (a, b)] q_a q_b.
+_ROTATION_ROWS = np.ascontiguousarray(_ROTATION.reshape(16, 9).T)
 #: to_omega(q, q_dot)_i = Σ q_j q_dot_k _OMEGA[j, k, i]: the reference's matrix itself,
 #: evaluated at the basis quaternions.
 _OMEGA = np.ascontiguousarray(np.moveaxis(_omega_matrix(_BASIS), -1, 1))
@@ -200,11 +204,6 @@ def _energy(
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Dot products over the last axis, broadcasting (einsum: no temporary array)."""
     return np.einsum('...i,...i->...', a, b)
-
-
-def _per_gripper(values: np.ndarray, form: np.ndarray) -> np.ndarray:
-    """``values[n, g] @ form[g]`` for (N, 2, m) values: one matrix product per gripper."""
-    return np.matmul(values.swapaxes(0, 1), form).swapaxes(0, 1)
 
 
 def _pose(pose: object, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -425,6 +424,31 @@ class EnergyBlock:
                 np.asarray(getattr(self, name), dtype=float), shape, name))
 
 
+class _Workspace:
+    """Buffers for blocks of N samples of K objects, reused from block to block.
+
+    Allocating the (…, 2, N, K) temporaries afresh for every block costs more
+    than the arithmetic on them (the memory comes back from the system page by
+    page), so the tracker keeps one set, sized for the last block.
+    """
+
+    def __init__(self, n: int, k: int) -> None:
+        self.shape = (n, k)
+        self.gripper_squares = np.empty((2, n, 16))
+        self.lever = np.empty((3, 2, n, k))
+        self.linear = np.empty((3, 2, n, k))
+        self.slab = np.empty((3, 2, n, k))
+        self.angular = np.empty((3, 2, n, k))
+        self.cross_matrix = np.empty((3, 3, 2, n))
+        self.object_vectors = np.empty((n, k, 3))
+        self.quaternion = np.empty((4, n, k))
+        self.parts = np.empty((4, 4, 2, n, k))
+        self.error = np.empty((4, 2, n, k))
+        self.scale = np.empty((2, n, k))
+        self.squares = np.empty((16, n * k))
+        self.rotation = np.empty((9, n * k))
+
+
 class EnergyTracker:
     """The energy metric of grasped objects over a trial, per sample.
 
@@ -456,6 +480,15 @@ class EnergyTracker:
         self._objects = np.arange(k)
         self._history_time_s = np.empty(config.initial_capacity)
         self._history_energy_j = np.empty((config.initial_capacity, k))
+        # Inertia in object axes, object last, to broadcast over (3, 2, N, K) slabs:
+        # the principal moments (3, 1, 1, K) when every tensor is diagonal (MuJoCo's
+        # body_inertia), else the tensors (3, 3, 1, 1, K).
+        inertia = config.inertia_in_body_kg_m2
+        if np.all(inertia[:, [0, 0, 1], [1, 2, 2]] == 0.0):
+            self._inertia_in_body = np.diagonal(inertia, axis1=1, axis2=2).T[:, None, None]
+        else:
+            self._inertia_in_body = inertia.transpose(1, 2, 0)[:, :, None, None]
+        self._work: _Workspace | None = None
         self.reset()
 
     # -- trials ---------------------------------------------------------------------------
@@ -525,28 +558,30 @@ class EnergyTracker:
         self._position_object_in_gripper: np.ndarray | None = None
         self._quaternion_object_in_gripper: np.ndarray | None = None
         self._lever_form: np.ndarray | None = None
-        self._orientation_form: np.ndarray | None = None
+        self._error_form: np.ndarray | None = None
 
     def _start(self, position_object: np.ndarray, quaternion_object: np.ndarray,
                position_gripper: np.ndarray, quaternion_gripper: np.ndarray) -> None:
         """Store T_gripper_object(0) for both grippers, shape (2, K, ...).
 
         Carried by gripper g, object k's offset from it in the world frame is
-        ``R(q_g) p_gk``, quadratic in q_g, and its orientation ``q_g ⊗ q_gk`` is
-        linear in q_g; their coefficients are fixed for the trial, so they are
-        folded once into ``_lever_form`` (2, 16, 3K) and ``_orientation_form``
-        (2, 4, 4K), and each sample costs two matrix products.
+        ``R(q_g) p_gk``, quadratic in q_g, and the rotation still to go,
+        ``conj(q_k) ⊗ q_g ⊗ q_gk``, is bilinear in q_k and q_g. Their
+        coefficients are fixed for the trial, so they are folded once into
+        ``_lever_form`` (3, 2, 16, K) and ``_error_form`` (4, 4, 2, 4, K), and
+        a block of samples costs two matrix products and elementwise work.
         """
         gripper_to_world = _rotation_matrix(quaternion_gripper)  # (2, 3, 3)
         offset_in_world = position_object[None] - position_gripper[:, None]  # (2, K, 3)
         position_in_gripper = np.einsum('gji,gkj->gki', gripper_to_world, offset_in_world)
         quaternion_in_gripper = quat_multiply(
             quat_conjugate(quaternion_gripper)[:, None], quaternion_object[None])
-        k = self._objects.size
-        self._lever_form = np.einsum('xij,gkj->gxki', _ROTATION.reshape(16, 3, 3),
-                                     position_in_gripper).reshape(2, 16, 3 * k)
-        self._orientation_form = np.einsum('abc,gkb->gakc', _PRODUCT,
-                                           quaternion_in_gripper).reshape(2, 4, 4 * k)
+        # lever[c] = Σ_x (q_g q_g)_x _lever_form[c, g, x]: R(q_g) p_gk, component c.
+        self._lever_form = np.einsum('xcj,gkj->cgxk', _ROTATION.reshape(16, 3, 3),
+                                     position_in_gripper)
+        # q*_j = Σ_a q_g,a desired[a, j]; error_i = Σ_b q_k,b Σ_a q_g,a _error_form[b, i, g, a].
+        desired = np.einsum('acj,gkc->ajgk', _PRODUCT, quaternion_in_gripper)
+        self._error_form = np.einsum('bji,ajgk->bigak', _CONJUGATE_PRODUCT, desired)
         self._position_object_in_gripper = position_in_gripper
         self._quaternion_object_in_gripper = quaternion_in_gripper
 
@@ -692,30 +727,91 @@ class EnergyTracker:
         if self._position_object_in_gripper is None:
             self._start(position_object[0], quaternion_object[0],
                         position_gripper[0], quaternion_gripper[0])
-        # Desired state: each object carried rigidly by each gripper, axes (N, 2, K, ...).
-        n, k = times.size, self._objects.size
-        gripper_squares = (quaternion_gripper[..., :, None]
-                           * quaternion_gripper[..., None, :]).reshape(n, 2, 16)
-        lever_in_world = _per_gripper(gripper_squares, self._lever_form).reshape(n, 2, k, 3)
-        quaternion_desired = _per_gripper(
-            quaternion_gripper, self._orientation_form).reshape(n, 2, k, 4)
-        position_desired = position_gripper[:, :, None] + lever_in_world
-        angvel_desired = angvel_gripper[:, :, None]
-        linvel_desired = linvel_gripper[:, :, None] + _bilinear(
-            angvel_desired, lever_in_world, _CROSS)
-        object_to_world = _rotation_matrix(quaternion_object)
-        inertia = object_to_world @ self.config.inertia_in_body_kg_m2 @ np.swapaxes(
-            object_to_world, -1, -2)
-        energy_j = _energy(
-            self.config.mass_kg, inertia[:, None], dt[:, None, None],
-            position_object[:, None], quaternion_object[:, None],
-            position_desired, quaternion_desired,
-            linvel_object[:, None], linvel_desired, angvel_object[:, None], angvel_desired)
-        mean_j = 0.5 * (energy_j[:, 0] + energy_j[:, 1])
+        energy = self._energy_per_gripper(
+            dt, position_object, quaternion_object, linvel_object, angvel_object,
+            position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper)
+        energy_j = energy.transpose(1, 0, 2)
+        mean_j = 0.5 * (energy[0] + energy[1])
         # NaN (a diverged state) fails as surely as a large energy.
         failed = ~np.all(mean_j <= self.config.threshold_j, axis=1)
         self._record(times, mean_j, failed)
         return energy_j, mean_j, failed
+
+    def _energy_per_gripper(
+        self, dt: np.ndarray,
+        position_object: np.ndarray, quaternion_object: np.ndarray,
+        linvel_object: np.ndarray, angvel_object: np.ndarray,
+        position_gripper: np.ndarray, quaternion_gripper: np.ndarray,
+        linvel_gripper: np.ndarray, angvel_gripper: np.ndarray,
+    ) -> np.ndarray:
+        """Return the energies (2, N, K) of N samples ``dt`` (N,) apart: ``energy`` rearranged.
+
+        Algebraically the same as ``energy`` with the desired state of each
+        gripper, arranged for few numpy calls on contiguous (2, N, K) slabs
+        (component first) in preallocated buffers:
+
+        * the linear term uses ``v dt = (x* + v* dt) - (x + v dt)``, with
+          ``x* = x_g + R(q_g) p`` and ``v* = v_g + ω_g × R(q_g) p``;
+        * the pose term of the angular velocity, ``to_omega(q, (q* - q)/dt)``,
+          is ``2 vec(q* ⊗ conj(q)) / dt`` (the matrix of ``to_omega`` gives 0
+          for q itself), with q* given the sign nearest q as in ``energy``;
+        * ``ωᵀ R I Rᵀ ω`` is evaluated in object axes as ``(Rᵀ ω)ᵀ I (Rᵀ ω)``,
+          where ``Rᵀ vec(q* ⊗ conj(q)) = vec(conj(q) ⊗ q*)``.
+        """
+        n, k = dt.size, self._objects.size
+        work = self._work
+        if work is None or work.shape != (n, k):
+            work = self._work = _Workspace(n, k)
+        dt_column = dt[:, None]
+        dt_3 = dt[:, None, None]
+        # Linear error times dt, (3, 2, N, K), m; gripper arrays become (3, 2, N).
+        gripper_quaternion = quaternion_gripper.swapaxes(0, 1)  # (2, N, 4)
+        np.multiply(gripper_quaternion[..., :, None], gripper_quaternion[..., None, :],
+                    out=work.gripper_squares.reshape(2, n, 4, 4))
+        lever = np.matmul(work.gripper_squares, self._lever_form, out=work.lever)  # R(q_g) p
+        linear = np.add(lever, (position_gripper + dt_3 * linvel_gripper).T[..., None],
+                        out=work.linear)
+        # ω_g dt × lever, through the cross-product matrices of ω_g dt, (3, 3, 2, N).
+        np.einsum('abc,agn->bcgn', _CROSS, (dt_3 * angvel_gripper).T, out=work.cross_matrix)
+        linear += np.einsum('bcgn,bgnk->cgnk', work.cross_matrix, lever, out=work.slab)
+        carried = np.multiply(dt_3, linvel_object, out=work.object_vectors)
+        carried += position_object
+        linear -= carried.transpose(2, 0, 1)[:, None]
+        energy = np.einsum('cgnk,cgnk->gnk', linear, linear)  # (2, N, K), m²
+        # Rotation still to go in object axes, conj(q) ⊗ q*, (4, 2, N, K).
+        quaternion = work.quaternion  # (4, N, K)
+        np.copyto(quaternion, quaternion_object.transpose(2, 0, 1))
+        parts = np.matmul(gripper_quaternion, self._error_form, out=work.parts)
+        error = np.einsum('bnk,bignk->ignk', quaternion, parts, out=work.error)
+        # The nearer sign of q*: conj(q) ⊗ q* has w = q*·q.
+        scale = work.scale
+        scale.fill(2.0)
+        np.negative(scale, out=scale, where=error[0] < 0.0)
+        scale /= dt_column
+        # Rᵀ (ω_g - ω) + 2 vec(conj(q) ⊗ q*) / dt, (3, 2, N, K), rad/s.
+        np.multiply(quaternion[:, None], quaternion[None],
+                    out=work.squares.reshape(4, 4, n, k))
+        rotation = np.matmul(_ROTATION_ROWS, work.squares, out=work.rotation)  # R(q)_ij
+        spin_error = np.subtract(angvel_gripper.T[..., None],
+                                 angvel_object.transpose(2, 0, 1)[:, None], out=work.slab)
+        angular = np.einsum('ijnk,ignk->jgnk', rotation.reshape(3, 3, n, k), spin_error,
+                            out=work.angular)
+        vector = error[1:]
+        vector *= scale
+        angular += vector
+        inertia = self._inertia_in_body
+        if inertia.ndim == 4:  # principal moments (3, 1, 1, K)
+            angular_term = np.einsum('jgnk,jgnk,jgnk->gnk', angular, angular,
+                                     np.broadcast_to(inertia, angular.shape))
+        else:  # tensors (3, 3, 1, 1, K)
+            torque = np.einsum('ijgnk,jgnk->ignk', np.broadcast_to(
+                inertia, (3,) + angular.shape), angular, out=work.slab)
+            angular_term = np.einsum('ignk,ignk->gnk', angular, torque)
+        energy *= self.config.mass_kg
+        energy /= dt_column * dt_column
+        energy += angular_term
+        energy *= 0.5
+        return energy
 
     def _record(self, times: np.ndarray, mean_j: np.ndarray, failed: np.ndarray) -> None:
         """Append to the history and update peaks, failure and the last time."""

@@ -1,0 +1,193 @@
+"""What the energy metric costs the grasp benchmark's runs; prints a Markdown snippet.
+
+    python benchmarks/bench_benchmark.py [--seconds 1] [--repeats 5]
+
+For each benchmark scene, seconds per physics step of:
+
+* raw: ``mujoco.mj_step(model, data, nstep)`` on the scene (no sensors, the
+  controls of t = 0 held: the arm then leaves its trajectory; a floor only);
+* scenario: ``Simulator.step(1)`` every step, the scene's drive applied, as a
+  benchmark run steps it, without the metric;
+* benchmark: ``sim.benchmark.run_case``, the real run: frame sensors, a row of
+  ``sensordata`` copied every step, ``EnergyTracker.update_block`` every 1 s;
+* per-step tracker: ``Simulator.step(1)``, ``body_arrays()`` and
+  ``EnergyTracker.update_arrays`` every step (the way to avoid).
+
+The tracker's cost is benchmark / scenario - 1 (target < 10 %). Its parts are
+timed apart too: the sensors (raw ``mj_step`` with and without them), the row
+copy, and ``update_block`` per sample on recorded rows. Timings are the best
+of interleaved repetitions, so load from other processes on a shared machine
+inflates them as little as possible.
+"""
+
+import argparse
+import dataclasses
+import os
+from pathlib import Path
+import platform
+import sys
+import time
+
+import mujoco
+import numpy as np
+
+try:
+    import grasp_monitor  # noqa: F401
+except ImportError:  # a checkout that is not installed: use its src/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'src'))
+
+from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig  # noqa: E402, I100
+from grasp_monitor.sim.backend import Simulator  # noqa: E402
+from grasp_monitor.sim.benchmark import (  # noqa: E402
+    BenchmarkCase, MUJOCO_DEFAULTS, run_case, split_frame_sensors)
+
+# Settings under which the scenes hold (elliptic cone, noslip): a failed run would stop
+# early and time a falling cube instead of a grasp. 11 cubes fall out after 0.6 s even so:
+# that scene is timed over its first 0.5 s.
+HOLDING = dataclasses.replace(MUJOCO_DEFAULTS, friction=100.0, cone='elliptic',
+                              noslip_iterations=10)
+ARM = dataclasses.replace(MUJOCO_DEFAULTS, cone='elliptic', integrator='implicitfast')
+
+
+def cases(seconds: float) -> list[BenchmarkCase]:
+    """Return the timed runs: 1, 3, 8 and 11 cubes, and the arm."""
+    return [BenchmarkCase('multi_block', HOLDING, n_cubes=n,
+                          duration_s=min(seconds, 0.5) if n == 11 else seconds)
+            for n in (1, 3, 8, 11)] + [BenchmarkCase('industrial_arm', ARM, duration_s=seconds)]
+
+
+def steps_of(case: BenchmarkCase) -> int:
+    return round(case.duration_s / case.settings.timestep_s)
+
+
+def time_raw(case: BenchmarkCase) -> float:
+    sim = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
+    sim.step(1)  # applies the drive's first command
+    start = time.perf_counter()
+    mujoco.mj_step(sim.model, sim.data, nstep=steps_of(case))
+    return (time.perf_counter() - start) / steps_of(case)
+
+
+def time_scenario(case: BenchmarkCase) -> float:
+    sim = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
+    step = sim.step
+    start = time.perf_counter()
+    for _ in range(steps_of(case)):
+        step(1)
+    return (time.perf_counter() - start) / steps_of(case)
+
+
+def time_benchmark(case: BenchmarkCase) -> float:
+    run = run_case(case)
+    assert not run.failed, (case.label, run.termination_time_s)
+    return run.wall_time_s / run.steps
+
+
+def time_per_step_tracker(case: BenchmarkCase) -> float:
+    sim = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
+    scene, model = sim.scene, sim.model
+    objects = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, b) for b in scene.objects]
+    tracker = EnergyTracker(EnergyTrackerConfig(
+        scene.objects, model.body_mass[objects], model.body_inertia[objects],
+        gripper_names=scene.pads, dt_s=sim.timestep_s))
+    k = len(scene.objects)
+    rows = [sim.tracked_bodies.index(b) for b in scene.objects + scene.pads]
+    start = time.perf_counter()
+    for step in range(steps_of(case)):
+        sim.step(1)
+        bodies = sim.body_arrays()
+        arrays = [a[rows] for a in (bodies.position, bodies.quaternion,
+                                    bodies.linear_velocity, bodies.angular_velocity)]
+        tracker.update_arrays(step * sim.timestep_s, *(a[:k] for a in arrays),
+                              *(a[k:] for a in arrays))
+    return (time.perf_counter() - start) / steps_of(case)
+
+
+def tracker_parts(case: BenchmarkCase, repeats: int) -> dict[str, float]:
+    """Return seconds per step of the sensors, the row copy and ``update_block``."""
+    with_sensors = Simulator(case.build_scene(), command_timeout_s=0.0)
+    without = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
+    steps = min(steps_of(case), 500)
+    best = {'raw_without': np.inf, 'raw_with': np.inf, 'copy': np.inf, 'evaluate': np.inf}
+    for sim in (with_sensors, without):
+        sim.step(1)
+    starts = []
+    for sim in (with_sensors, without):
+        saved = mujoco.MjData(sim.model)
+        mujoco.mj_copyData(saved, sim.model, sim.data)
+        starts.append(saved)
+    record = np.empty((steps, with_sensors.model.nsensordata))
+    for row in range(steps):
+        with_sensors.step(1)
+        record[row] = with_sensors.data.sensordata
+    model = with_sensors.model
+    objects = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, b)
+               for b in with_sensors.scene.objects]
+    config = EnergyTrackerConfig(
+        with_sensors.scene.objects, model.body_mass[objects], model.body_inertia[objects],
+        gripper_names=with_sensors.scene.pads, dt_s=with_sensors.timestep_s,
+        initial_capacity=steps * (repeats + 1))
+    arrays = split_frame_sensors(record, len(objects))
+    sensordata = with_sensors.data.sensordata
+    for _ in range(repeats):
+        for key, sim, saved in (('raw_with', with_sensors, starts[0]),
+                                ('raw_without', without, starts[1])):
+            mujoco.mj_copyData(sim.data, sim.model, saved)
+            start = time.perf_counter()
+            mujoco.mj_step(sim.model, sim.data, nstep=steps)
+            best[key] = min(best[key], (time.perf_counter() - start) / steps)
+        start = time.perf_counter()
+        for row in range(steps):
+            record[row] = sensordata
+        best['copy'] = min(best['copy'], (time.perf_counter() - start) / steps)
+        tracker = EnergyTracker(config)
+        tracker.update_block(np.arange(steps) * 1e-3, *arrays)  # start, workspace
+        times = (steps + np.arange(steps)) * 1e-3
+        start = time.perf_counter()
+        tracker.update_block(times, *arrays)
+        best['evaluate'] = min(best['evaluate'], (time.perf_counter() - start) / steps)
+    return {'sensors': max(0.0, best['raw_with'] - best['raw_without']),
+            'copy': best['copy'], 'evaluate': best['evaluate']}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--seconds', type=float, default=1.0,
+                        help='simulated seconds per timing (default 1)')
+    parser.add_argument('--repeats', type=int, default=5, help='interleaved repetitions')
+    args = parser.parse_args()
+    variants = {'raw': time_raw, 'scenario': time_scenario, 'benchmark': time_benchmark,
+                'per_step': time_per_step_tracker}
+    wall = time.perf_counter()
+    print('### Energy metric in the grasp benchmark (`benchmarks/bench_benchmark.py`)\n')
+    print('| scene | raw mj_step | scenario step | benchmark step | tracker cost | '
+          'per-step tracker | parts: sensors + row copy + update_block |')
+    print('|---|---|---|---|---|---|---|')
+    for case in cases(args.seconds):
+        best = dict.fromkeys(variants, np.inf)
+        for _ in range(args.repeats):
+            for name, timer in variants.items():
+                best[name] = min(best[name], timer(case))
+        parts = tracker_parts(case, args.repeats)
+        scenario = best['scenario']
+        name = (f'multi_block, {case.n_cubes} cube{"s" if case.n_cubes > 1 else ""}'
+                if case.scenario == 'multi_block' else 'industrial_arm')
+        total = sum(parts.values())
+        per_step = best['per_step']
+        print(f'| {name} ({case.duration_s:g} s) | {best["raw"] * 1e6:.1f} µs '
+              f'| {scenario * 1e6:.1f} µs | {best["benchmark"] * 1e6:.1f} µs '
+              f'| {100 * (best["benchmark"] / scenario - 1):+.1f} % '
+              f'| {per_step * 1e6:.1f} µs ({100 * (per_step / scenario - 1):+.0f} %) '
+              f'| {parts["sensors"] * 1e6:.2f} + {parts["copy"] * 1e6:.2f} + '
+              f'{parts["evaluate"] * 1e6:.2f} = {total * 1e6:.2f} µs '
+              f'({100 * total / scenario:.1f} %) |')
+    print(f'\nSettings: {HOLDING.cone} cone, noslip_iterations {HOLDING.noslip_iterations}, '
+          f'μ = {HOLDING.friction:g}, otherwise MuJoCo defaults (1 ms); the arm: elliptic, '
+          f'implicitfast, μ = {ARM.friction:g}. MuJoCo {mujoco.__version__}, numpy '
+          f'{np.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs; best '
+          f'of {args.repeats} interleaved runs of {args.seconds:g} s simulated; '
+          f'{time.perf_counter() - wall:.0f} s wall.')
+
+
+if __name__ == '__main__':
+    main()

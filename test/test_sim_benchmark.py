@@ -1,0 +1,209 @@
+"""The grasp benchmark: sensor plumbing, per-step energies, failure, and the command's files."""
+
+import csv
+import dataclasses
+import math
+import struct
+
+from grasp_monitor.cli import main
+from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.benchmark import (
+    BenchmarkCase, CSV_COLUMNS, MUJOCO_DEFAULTS, run_case, split_frame_sensors)
+import mujoco
+import numpy as np
+import pytest
+
+G = 9.8
+THRESHOLD_J = 1e7
+# MuJoCo's defaults but the cone: the elliptic cone holds a few cubes at μ = 100.
+ELLIPTIC = dataclasses.replace(MUJOCO_DEFAULTS, friction=100.0, cone='elliptic')
+# A 1 kg cube falling from rest away from still grippers reaches 1e7 J when its drop plus
+# one step of its speed is dt·sqrt(2E/m) = 4.472 m: ½ g t² + g t dt = 4.472 m at t = 0.954 s.
+FREE_FALL_FAILURE_S = (-1e-3 + math.sqrt(1e-6 + 2 * 1e-3 * math.sqrt(2 * THRESHOLD_J) / G))
+
+
+def body_ids(model, names):
+    return [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name) for name in names]
+
+
+@pytest.mark.parametrize('case', [BenchmarkCase('multi_block', ELLIPTIC, n_cubes=3),
+                                  BenchmarkCase('industrial_arm', ELLIPTIC)],
+                         ids=['multi_block', 'industrial_arm'])
+def test_frame_sensors_hold_the_state_each_step_started_from(case):
+    sim = Simulator(case.build_scene(), command_timeout_s=0.0)
+    model, data = sim.model, sim.data
+    bodies = sim.scene.objects + sim.scene.pads
+    ids = body_ids(model, bodies)
+    # The objects' and pads' inertial frames are their body frames, so the metric's
+    # centre-of-mass state is the body state, and body_inertia is the inertia in body axes.
+    assert np.all(model.body_ipos[ids] == 0.0)
+    assert np.all(model.body_iquat[ids] == [1.0, 0.0, 0.0, 0.0])
+    cube = sim.scene.objects[0]
+    edge_m = 0.1 if case.scenario == 'multi_block' else 0.05
+    mass_kg = model.body_mass[ids[0]]
+    np.testing.assert_allclose(model.body_inertia[ids[0]], [mass_kg * edge_m ** 2 / 6] * 3,
+                               rtol=1e-12, err_msg=cube)
+    sim.step(50)
+    # The state before the next step, as mj_objectVelocity reports it ([angular, linear]).
+    mujoco.mj_forward(model, data)
+    expected = []
+    twist = np.zeros(6)
+    for body in ids:
+        mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, twist, 0)
+        expected.append((data.xipos[body].copy(), data.xquat[body].copy(), twist[3:].copy(),
+                         twist[:3].copy()))
+    sim.step(1)
+    fields = split_frame_sensors(data.sensordata[None], len(sim.scene.objects))
+    k = len(sim.scene.objects)
+    for row, (position, quaternion, linear, angular) in enumerate(expected):
+        part = 0 if row < k else 4
+        index = row if row < k else row - k
+        np.testing.assert_allclose(fields[part][0, index], position, atol=1e-12)
+        assert abs(fields[part + 1][0, index] @ quaternion) == pytest.approx(1.0, abs=1e-12)
+        np.testing.assert_allclose(fields[part + 2][0, index], linear, atol=1e-9)
+        np.testing.assert_allclose(fields[part + 3][0, index], angular, atol=1e-9)
+    # Not the state the step ended in (free joint qpos): the cubes have moved since.
+    after = [data.qpos[model.jnt_qposadr[model.body_jntadr[body]]:][:3] for body in ids[:k]]
+    assert np.abs(fields[0][0] - after).max() > 1e-9
+
+
+def test_every_step_is_scored_as_a_per_step_tracker_fed_with_body_states_would_score_it():
+    case = BenchmarkCase('multi_block', ELLIPTIC, n_cubes=3, duration_s=0.3, block_s=0.1)
+    run = run_case(case)
+    # The same trial, stepped again without sensors; body origins are the centres of mass.
+    sim = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
+    objects = body_ids(sim.model, sim.scene.objects)
+    tracker = EnergyTracker(EnergyTrackerConfig(
+        sim.scene.objects, sim.model.body_mass[objects], sim.model.body_inertia[objects],
+        gripper_names=sim.scene.pads, dt_s=sim.timestep_s))
+    worst = []
+    for step in range(300):
+        # After mj_step, MuJoCo's poses and velocities are those the step started from.
+        sim.step(1)
+        bodies = sim.body_arrays()
+        rows = [bodies.names.index(name) for name in sim.scene.objects + sim.scene.pads]
+        arrays = [getattr(bodies, field)[rows] for field in (
+            'position', 'quaternion', 'linear_velocity', 'angular_velocity')]
+        sample = tracker.update_arrays(step * sim.timestep_s, *(a[:3] for a in arrays),
+                                       *(a[3:] for a in arrays))
+        worst.append(sample.max_energy_j)
+    windows = np.array(worst).reshape(30, 10).max(axis=1)
+    assert run.result == 'held' and run.steps == 300
+    np.testing.assert_allclose(run.series_time_s, 0.01 * np.arange(30), atol=1e-12)
+    np.testing.assert_allclose(run.series_energy_j, windows, rtol=1e-9)
+    assert run.peak_energy_j == pytest.approx(max(worst), rel=1e-9)
+    assert run.final_energy_j == pytest.approx(worst[-1], rel=1e-9)
+    # The cubes sag into the soft contacts: real energy, far below the threshold.
+    assert 10.0 < run.peak_energy_j < 1e3
+
+
+def test_a_failed_run_stops_at_the_failing_step_and_reports_it():
+    pyramidal = dataclasses.replace(MUJOCO_DEFAULTS, friction=100.0)
+    run = run_case(BenchmarkCase('multi_block', pyramidal, n_cubes=1, duration_s=2.0))
+    assert run.failed and not run.diverged and run.result == 'failed'
+    # The pyramidal cone lets the grippers through: the cube falls as if never held.
+    assert run.termination_time_s == pytest.approx(FREE_FALL_FAILURE_S, abs=0.01)
+    # Stepping ends with the block (1 s) in which it failed; results end at the failure.
+    assert run.steps == 1000
+    assert run.final_energy_j > THRESHOLD_J and run.peak_energy_j == run.final_energy_j
+    assert run.peak_time_s == run.termination_time_s
+    assert run.series_time_s[-1] <= run.termination_time_s < run.series_time_s[-1] + 0.01
+    assert run.series_energy_j[-1] == run.final_energy_j
+    # The energy of a falling cube only grows once it has left the grippers.
+    late = run.series_energy_j[run.series_time_s > 0.3]
+    assert np.all(np.diff(late) > 0)
+
+
+def read_csv(path):
+    with path.open() as stream:
+        return list(csv.DictReader(stream))
+
+
+def table_rows(path):
+    return [[cell.strip() for cell in line.strip().strip('|').split('|')]
+            for line in path.read_text().splitlines()
+            if line.startswith('| multi_block') or line.startswith('| industrial_arm')]
+
+
+def png_size(path):
+    header = path.read_bytes()[:24]
+    assert header[:8] == b'\x89PNG\r\n\x1a\n' and header[12:16] == b'IHDR'
+    return struct.unpack('>II', header[16:24])
+
+
+def test_the_command_writes_a_csv_a_table_and_a_plot_that_read_back(tmp_path, capsys):
+    failing = tmp_path / 'pyramidal'
+    holding = tmp_path / 'elliptic'
+    common = ['--cubes', '1', '3', '--duration', '2', '--jobs', '2', '--quiet']
+    assert main(['benchmark', 'multi-block', *common, '--output-dir', str(failing)]) == 0
+    assert main(['benchmark', 'multi-block', *common, '--friction', '100', '--cone', 'elliptic',
+                 '--output-dir', str(holding)]) == 0
+    assert 'multi_block | 3 | 100 | held' in capsys.readouterr().out
+    rows = read_csv(failing / 'multi_block.csv')
+    assert [(r['n_cubes'], float(r['friction'])) for r in rows] == [
+        ('1', 100.0), ('3', 100.0), ('1', 1e8), ('3', 1e8)]
+    assert list(rows[0]) == list(CSV_COLUMNS)
+    for row in rows:
+        # MuJoCo's defaults: pyramidal cone, Newton, 100 iterations, Euler, 1 ms.
+        assert (row['cone'], row['solver'], row['iterations'], row['integrator'],
+                row['timestep_s'], row['noslip_iterations'], row['impratio']) == (
+            'pyramidal', 'Newton', '100', 'Euler', '0.001', '0', '1.0')
+        assert row['result'] == 'failed'
+        failure_s = float(row['time_to_termination_s'])
+        assert failure_s == pytest.approx(FREE_FALL_FAILURE_S, abs=0.01)
+        for column in ('peak_energy_j', 'final_energy_j', 'wall_time_s', 'real_time_factor'):
+            assert math.isfinite(float(row[column])) and float(row[column]) >= 0.0
+        assert float(row['peak_energy_j']) > THRESHOLD_J
+    held = read_csv(holding / 'multi_block.csv')
+    assert [(r['n_cubes'], r['cone'], r['result']) for r in held] == [
+        ('1', 'elliptic', 'held'), ('3', 'elliptic', 'held')]
+    for row in held:
+        assert float(row['time_to_termination_s']) == 2.0 and int(row['steps']) == 2000
+        assert 0.0 <= float(row['final_energy_j']) <= float(row['peak_energy_j']) < 1e3
+    # The Markdown table says the same, row for row.
+    table = table_rows(failing / 'multi_block.md')
+    assert [(r[1], r[2], r[3]) for r in table] == [
+        ('1', '100', 'failed'), ('3', '100', 'failed'), ('1', '1e+08', 'failed'),
+        ('3', '1e+08', 'failed')]
+    for cells, row in zip(table, rows):
+        assert float(cells[4]) == pytest.approx(float(row['time_to_termination_s']), abs=1e-3)
+        assert float(cells[5]) == pytest.approx(float(row['peak_energy_j']), rel=1e-2)
+    report = (holding / 'multi_block.md').read_text()
+    assert 'cone elliptic, solver Newton, iterations 100' in report
+    assert ('grasp-monitor benchmark multi-block --cubes 1 3 --duration 2 --jobs 2 --quiet '
+            '--friction 100 --cone elliptic') in report
+    # A plot per command: two friction panels, or one.
+    wide, tall = png_size(failing / 'multi_block.png')
+    assert wide > 1.8 * tall and tall > 300
+    narrow, _ = png_size(holding / 'multi_block.png')
+    assert narrow < wide
+
+
+def test_the_arm_holds_its_cube_for_a_second(tmp_path):
+    assert main(['benchmark', 'industrial-arm', '--duration', '1', '--jobs', '1', '--quiet',
+                 '--output-dir', str(tmp_path)]) == 0
+    [row] = read_csv(tmp_path / 'industrial_arm.csv')
+    assert (row['scenario'], row['n_cubes'], float(row['friction']), row['result']) == (
+        'industrial_arm', '1', 1.0, 'held')
+    assert 0.0 < float(row['peak_energy_j']) < 1e3 and int(row['steps']) == 1000
+    assert png_size(tmp_path / 'industrial_arm.png')[0] > 0
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--cubes', '12'], 'n_cubes must be in 1..11, got 12'),
+    (['--duration', '0'], 'duration_s must be finite and > 0, got 0.0'),
+    (['--impratio', '0.5'], 'impratio must be >= 1, got 0.5'),
+])
+def test_invalid_options_exit_2_with_the_reason(argv, message, tmp_path, capsys):
+    assert main(['benchmark', 'multi-block', *argv, '--output-dir', str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip().endswith(message)
+    assert not list(tmp_path.iterdir())
+
+
+def test_cube_ranges_and_lists_parse():
+    from grasp_monitor.cli import build_parser
+    args = build_parser().parse_args(['benchmark', 'multi-block', '--cubes', '1-3,5', '9'])
+    assert args.cubes == [[1, 2, 3, 5], [9]]
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(['benchmark', 'multi-block', '--cubes', 'x'])
