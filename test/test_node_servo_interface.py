@@ -106,7 +106,7 @@ def test_one_client_drives_either_backend_and_is_refused_the_same_way(ros, servo
     expected = {'refused_commands': '6', 'refused.unknown_joint': '1',
                 'refused.wrong_length': '2', 'refused.not_finite': '1',
                 'refused.out_of_range': '2'}
-    assert wait_for(lambda: refusals(diagnostics) == expected, 10.0), refusals(diagnostics)
+    assert wait_for(lambda: refusals(diagnostics) == expected, 30.0), refusals(diagnostics)
 
     # The node lives on, still publishing, and still holds the last good target.
     count = len(states)

@@ -130,12 +130,13 @@ def test_grasp_forces_match_the_simulator_contacts(ros):
     client.create_subscription(MarkerArray, 'tactile/markers', markers.append, 10)
     ros.add(GraspControllerNode(context=ros.context, parameter_overrides=[
         Parameter('use_sim_time', value=True)]))
-    # approach 1 s, close 1 s, lift 1.5 s: wait until the object is well off the table
-    assert wait_for(lambda: sim.sim.time_s > 2.8, timeout_s=60.0)
+    # approach 1 s, close 1 s, lift 1.5 s, then hold: watch well into the hold, so a
+    # controller that came up late on a busy machine still leaves a second of grip
+    assert wait_for(lambda: sim.sim.time_s > 3.5, timeout_s=60.0)
     sim.runner.remove_tick_callback(record)
     # on a busy machine the client may lag behind the simulator: let it catch up
     assert wait_for(lambda: all(
-        conversions.time_from_msg(c[-1].header.stamp) > 2.8 for c in clouds.values()))
+        conversions.time_from_msg(c[-1].header.stamp) > 3.5 for c in clouds.values()))
     gripping = 0
     for index, pad in enumerate(PADS):
         for msg in list(clouds[pad]):
@@ -155,8 +156,8 @@ def test_grasp_forces_match_the_simulator_contacts(ros):
                 assert abs(force_in_pad[1]) >= 0.99 * normal_n
                 assert np.linalg.norm(forces.sum(axis=0) - force_in_pad) \
                     <= 0.01 * np.linalg.norm(force_in_pad)
-    # closing starts 1 s after the controller (itself up at 0.1 to 0.3 s): both pads grip
-    # for over a second before 2.8 s, at 100 Hz each
+    # closing starts 1 s after the controller (itself up at 0.1 to 0.3 s, later when the
+    # machine is busy): both pads grip for over a second before 3.5 s, at 100 Hz each
     assert gripping >= 2 * 100, gripping
     assert tactile.failures == 0
     loaded = {m.ns for m in markers[-1].markers if m.id > 0 and m.action == Marker.ADD}
