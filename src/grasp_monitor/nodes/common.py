@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import sys
 from typing import Callable
 
 from grasp_monitor.conversions import tactile_cloud_from_msg
-from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.core.errors import CommandError, GraspMonitorError
+from grasp_monitor.core.servo import ServoCommand
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
@@ -30,6 +32,16 @@ def read_tactile_cloud(node: Node, pad: str, msg: PointCloud2):
     except GraspMonitorError as error:
         node.get_logger().warning(f'dropped tactile/{pad}: {error}', throttle_duration_sec=1.0)
         return None
+
+
+def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoCommand],
+                         apply: Callable[[ServoCommand], object]) -> None:
+    """Apply the command ``make`` builds; count a refused one by kind and log it (throttled)."""
+    try:
+        apply(make())
+    except CommandError as error:
+        refused[error.kind] += 1
+        node.get_logger().warning(f'refused servo command: {error}', throttle_duration_sec=1.0)
 
 
 def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = None) -> int:

@@ -10,11 +10,10 @@ from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor import conversions
-from grasp_monitor.core.errors import CommandError
 from grasp_monitor.hardware.moteus_servos import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS,
 )
-from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.common import accept_servo_command, run_node, sensor_qos
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec
 import moteus
 from rclpy.node import Node
@@ -103,12 +102,7 @@ class MoteusServosNode(Node):
         self.servos.start()
 
     def _accept(self, make_command) -> None:
-        try:
-            self.servos.set_command(make_command())
-        except CommandError as error:
-            self.refused[error.kind] += 1
-            self.get_logger().warning(f'refused servo command: {error}',
-                                      throttle_duration_sec=1.0)
+        accept_servo_command(self, self.refused, make_command, self.servos.set_command)
 
     def _on_command(self, msg: JointState) -> None:
         self._accept(lambda: conversions.servo_command_from_joint_state(

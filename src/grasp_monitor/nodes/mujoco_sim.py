@@ -8,9 +8,8 @@ import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
-from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.events import ExternalForceTest
-from grasp_monitor.nodes.common import sensor_qos
+from grasp_monitor.nodes.common import accept_servo_command, sensor_qos
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.sim.backend import Simulator
@@ -82,14 +81,12 @@ class MujocoSimNode(Node):
         for publisher, msg in zip(self.body_pubs, odometry):
             publisher.publish(msg)
 
+    def _set_command(self, command) -> None:
+        with self.runner.lock:
+            self.sim.set_command(command)
+
     def _accept(self, make_command) -> None:
-        try:
-            with self.runner.lock:
-                self.sim.set_command(make_command())
-        except CommandError as error:
-            self.refused[error.kind] += 1
-            self.get_logger().warning(f'refused servo command: {error}',
-                                      throttle_duration_sec=1.0)
+        accept_servo_command(self, self.refused, make_command, self._set_command)
 
     def _on_command(self, msg: JointState) -> None:
         self._accept(lambda: conversions.servo_command_from_joint_state(
