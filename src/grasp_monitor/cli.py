@@ -94,8 +94,11 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
 
 
 def _cmd_reference(args: argparse.Namespace) -> int:
-    from grasp_monitor.reference import markdown
-    print(markdown())
+    from grasp_monitor.reference import blocks, write
+    if args.write is None:
+        print('\n\n'.join(blocks()))
+    elif write(args.write):
+        print(f'updated {args.write}')
     return 0
 
 
@@ -164,7 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument('--quiet', action='store_true', help='no progress on standard error')
         sub.set_defaults(handler=_cmd_benchmark)
     reference = commands.add_parser(
-        'reference', help="print the README's parameter reference, from the code")
+        'reference',
+        help="print the README's topic, service and parameter reference, from the code")
+    reference.add_argument('--write', type=Path, metavar='README',
+                           help='replace the generated blocks in this file instead')
     reference.set_defaults(handler=_cmd_reference)
     plugins = commands.add_parser(
         'plugins', help='list the sensor and motor plugin types with their parameters')

@@ -8,6 +8,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import COMMON, declare, ParamSpec
 from rclpy.node import Node
 from std_msgs.msg import Float64MultiArray
@@ -25,6 +26,13 @@ PARAMETERS = COMMON + (
     ParamSpec('approach_duration', 1.0, 'Approach phase, s.', 0.01, 60.0, read_only=True),
     ParamSpec('close_duration', 1.0, 'Close phase, s.', 0.01, 60.0, read_only=True),
     ParamSpec('lift_duration', 1.5, 'Lift phase, s.', 0.01, 60.0, read_only=True),
+)
+
+INTERFACES = (
+    publishes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
+              'approach, close, lift, hold, at `rate`'),
+    diagnostics('script phase'),
+    service('~/start', 'std_srvs/srv/Trigger', 'restart the script from the approach'),
 )
 
 

@@ -13,12 +13,27 @@ from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
 from grasp_monitor.nodes.grasp_metrics_parameters import CRITERIA, PARAMETERS
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import Float64
+
+
+INTERFACES = (
+    publishes('grasp_metrics/energy', 'std_msgs/msg/Float64', 'default',
+              'energy metric, J, every sample in a trial'),
+    publishes('grasp_metrics/reward', 'std_msgs/msg/Float64', 'default',
+              'weighted total of the criteria, at each trial end'),
+    diagnostics('energy OK/WARN/ERROR against the thresholds, each criterion, the reward'),
+    subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
+               '`object` and each of `pads`'),
+    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
+    subscribes('grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
+               'trial start and end, grasp'),
+)
 
 
 class GraspMetricsNode(Node):

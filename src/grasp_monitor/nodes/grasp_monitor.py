@@ -13,6 +13,7 @@ from grasp_monitor.core.events import Command, GraspMonitor, MonitorConfig
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
 from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
 from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS
+from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -26,6 +27,24 @@ EVENT_LEVELS = {'contact_timeout': 'WARN', 'slip_out': 'WARN', 'grasp_timeout': 
                 'flying_apart': 'ERROR', 'sensor_stale': 'STALE'}
 EVENTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+INTERFACES = (
+    publishes('grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
+              'one per event: name = event, values = time, trial, step, details'),
+    diagnostics('monitor status: stale or fresh input, pad forces'),
+    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
+    subscribes('ground_truth/<object>', 'nav_msgs/msg/Odometry', 'sensor',
+               "the object's speed (when `object` is set)"),
+    subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
+               'speeds of `finger_joints`'),
+    service('grasp_monitor/start', 'std_srvs/srv/Trigger', 'start a trial; message: its id'),
+    service('grasp_monitor/stop', 'std_srvs/srv/Trigger',
+            "stop the trial; message: JSON summary of the trial's events"),
+    service('grasp_monitor/<event>/enable', 'std_srvs/srv/SetBool', 'each of `events`'),
+    calls('<simulator>/external_force/start', 'std_srvs/srv/Trigger',
+          'on a grasp (when `simulator` is set)'),
+    calls('<simulator>/external_force/stop', 'std_srvs/srv/Trigger', 'when the trial stops'),
+)
 
 
 class GraspMonitorNode(Node):

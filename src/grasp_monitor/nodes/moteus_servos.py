@@ -14,6 +14,7 @@ from grasp_monitor.hardware.moteus_servos import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS,
 )
 from grasp_monitor.nodes.common import accept_servo_command, run_node, sensor_qos
+from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec
 import moteus
 from rclpy.node import Node
@@ -48,6 +49,17 @@ PARAMETERS = COMMON + (
     ParamSpec('read_only', False, 'Only query the controllers; never write a register.',
               read_only=True),
     ParamSpec('publish_rate', 100.0, 'joint_states rate, Hz.', 1.0, 2000.0, read_only=True),
+)
+INTERFACES = (
+    publishes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
+              'rad, rad/s, N*m, each loop observation once, at most at `publish_rate`'),
+    diagnostics('loop rate and jitter, refused commands, watchdog; per servo temperature, '
+                'voltage, mode, fault code'),
+    subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor', 'as `mujoco_sim`'),
+    subscribes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
+               'as `mujoco_sim`'),
+    service('~/stop', 'std_srvs/srv/Trigger', 'stop every servo until `~/resume`'),
+    service('~/resume', 'std_srvs/srv/Trigger', 'clear latched faults, undo `~/stop`'),
 )
 #: Controller modes by number, as diagnostics name them.
 MODE_NAMES = {int(mode): mode.name.lower() for mode in moteus.Mode}

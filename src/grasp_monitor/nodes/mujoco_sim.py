@@ -10,6 +10,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.events import ExternalForceTest
 from grasp_monitor.nodes.common import accept_servo_command, sensor_qos
+from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.sim.backend import Simulator
@@ -22,6 +23,26 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
+
+
+INTERFACES = (
+    publishes('/clock', 'rosgraph_msgs/msg/Clock', 'default', 'simulated time, every tick'),
+    publishes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
+              'position, velocity, effort = applied torque or force, every tick'),
+    publishes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
+              'each object and pad: pose in world, twist in the body frame, every tick'),
+    diagnostics('refused commands by kind, watchdog, servo temperatures, bus voltage'),
+    subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
+               'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints'),
+    subscribes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
+               'a row per joint: position, velocity, feedforward_torque, kp_scale, '
+               'kd_scale, maximum_torque'),
+    service('~/reset', 'std_srvs/srv/Trigger', 'back to the start, servos stopped'),
+    service('~/pause', 'std_srvs/srv/SetBool', 'pause (true) or resume (false)'),
+    service('~/external_force/start', 'std_srvs/srv/Trigger',
+            'start the external force test on `force_test.body`'),
+    service('~/external_force/stop', 'std_srvs/srv/Trigger', 'end the external force test'),
+)
 
 
 class MujocoSimNode(Node):

@@ -9,6 +9,7 @@ from grasp_monitor import conversions
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.taxel_grid import TaxelLayout
 from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
@@ -31,6 +32,14 @@ PARAMETERS = COMMON + (
     ParamSpec('values_per_taxel', 1, '1: normal force along the pad +z (published as fz); '
               '3: fx fy fz in the pad frame.', 1, 3, read_only=True),
     ParamSpec('scale', 1.0, 'Newtons per driver unit.', 1e-12, 1e12, read_only=True),
+)
+
+INTERFACES = (
+    publishes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+              'float32 x y z fx fy fz per taxel in the pad frame, N, stamped on arrival'),
+    diagnostics('clouds published, arrays refused by kind'),
+    subscribes('<input_topic>', 'std_msgs/msg/Float32MultiArray', 'sensor',
+               "the driver's taxel values, layout order"),
 )
 
 

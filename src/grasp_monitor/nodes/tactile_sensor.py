@@ -8,6 +8,7 @@ import sys
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.interfaces import publishes
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
@@ -17,6 +18,14 @@ from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, SimT
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from visualization_msgs.msg import MarkerArray
+
+
+INTERFACES = (
+    publishes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+              'float32 x y z fx fy fz per taxel in the pad frame, N, at `publish_rate`'),
+    publishes('tactile/markers', 'visualization_msgs/msg/MarkerArray', 'default',
+              'taxels as spheres sized and coloured by force, at `markers_rate`'),
+)
 
 
 class TactileSensorNode(Node):

@@ -1,0 +1,92 @@
+"""Declared topics and services: one table per node, beside its parameters.
+
+Plain data, read by the README reference without starting a node; a node test
+starts each node and checks its publishers, subscriptions, services and clients
+equal the table, so the documentation cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import re
+
+#: Kinds of endpoint, in the order the reference lists them.
+KINDS = ('publishes', 'subscribes', 'service', 'calls')
+
+#: QoS of each profile name: (reliability, durability, depth), as the README states it.
+QOS = {
+    'sensor': 'reliable (best effort with `qos.best_effort`), volatile, depth `qos.depth`',
+    'events': 'reliable, transient local, depth 100',
+    'default': 'reliable, volatile, depth 10',
+    'service': 'services default',
+}
+
+#: Endpoints every rclpy node has, left out of the tables.
+STANDARD_TOPICS = ('/rosout', '/parameter_events')
+STANDARD_SERVICES = ('describe_parameters', 'get_parameter_types', 'get_parameters',
+                     'get_type_description', 'list_parameters', 'set_parameters',
+                     'set_parameters_atomically')
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One topic or service of a node.
+
+    Attributes:
+        kind: ``publishes``, ``subscribes``, ``service`` (offered) or ``calls`` (a client).
+        name: as the node creates it; ``<word>`` stands for one name segment taken from
+            a parameter or the scene (``tactile/<pad>``).
+        interface: its type, ``package/msg/Name`` or ``package/srv/Name``.
+        qos: a key of ``QOS``.
+        description: what flows, with units.
+    """
+
+    kind: str
+    name: str
+    interface: str
+    qos: str
+    description: str
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown kind or QoS name."""
+        if self.kind not in KINDS:
+            raise ValueError(f'kind {self.kind!r} is not one of {", ".join(KINDS)}')
+        if self.qos not in QOS:
+            raise ValueError(f'qos {self.qos!r} is not one of {", ".join(QOS)}')
+
+    def pattern(self, namespace: str, node_name: str) -> re.Pattern:
+        """Return a regular expression of the fully qualified names this endpoint takes."""
+        if self.name.startswith('/'):
+            full = self.name
+        elif self.name.startswith('~/'):
+            full = f'{namespace.rstrip("/")}/{node_name}/{self.name[2:]}'
+        else:
+            full = f'{namespace.rstrip("/")}/{self.name}'
+        parts = re.split(r'<\w+>', full)
+        return re.compile('[^/]+'.join(re.escape(part) for part in parts) + '$')
+
+
+def publishes(name: str, interface: str, qos: str, description: str) -> Endpoint:
+    """Declare a publisher."""
+    return Endpoint('publishes', name, interface, qos, description)
+
+
+def subscribes(name: str, interface: str, qos: str, description: str) -> Endpoint:
+    """Declare a subscription."""
+    return Endpoint('subscribes', name, interface, qos, description)
+
+
+def service(name: str, interface: str, description: str) -> Endpoint:
+    """Declare a service the node offers."""
+    return Endpoint('service', name, interface, 'service', description)
+
+
+def calls(name: str, interface: str, description: str) -> Endpoint:
+    """Declare a service the node calls."""
+    return Endpoint('calls', name, interface, 'service', description)
+
+
+def diagnostics(description: str) -> Endpoint:
+    """Declare the node's publisher of ``/diagnostics``."""
+    return publishes('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray', 'default',
+                     description)
