@@ -21,7 +21,7 @@ setup(
         (f'share/{PACKAGE}/config', glob.glob('config/*')),
     ],
     install_requires=['setuptools', 'numpy', 'scipy', 'mujoco>=3.2', 'trimesh', 'transforms3d',
-                      'moteus>=1.1', 'matplotlib', 'mcap>=1.2'],
+                      'moteus>=1.1', 'matplotlib', 'mcap>=1.2', 'pyyaml'],
     extras_require={'test': ['pytest']},
     zip_safe=True,
     maintainer='grasp_monitor maintainers',

@@ -6,7 +6,7 @@ The README's topic and service tables are printed from the same declarations
 
 from conftest import NAMESPACE, wait_for
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
-from grasp_monitor.nodes.interfaces import STANDARD_SERVICES, STANDARD_TOPICS
+from grasp_monitor.nodes.interfaces import compare, declared_matches, graph_endpoints
 from grasp_monitor.reference import node_modules
 import moteus
 import pytest
@@ -38,26 +38,6 @@ def start(ros, name, tmp_path, best_effort):
     return ros.add(node_class(**kwargs))
 
 
-def actual_endpoints(node):
-    """Return the node's own (kind, full name, type) triples, standard ones left out."""
-    name, namespace = node.get_name(), node.get_namespace()
-    graph = {
-        'publishes': node.get_publisher_names_and_types_by_node(name, namespace),
-        'subscribes': node.get_subscriber_names_and_types_by_node(name, namespace),
-        'service': node.get_service_names_and_types_by_node(name, namespace),
-        'calls': node.get_client_names_and_types_by_node(name, namespace),
-    }
-    standard = set(STANDARD_TOPICS) | {f'{namespace}/{name}/{s}' for s in STANDARD_SERVICES}
-    return {(kind, topic, type_) for kind, pairs in graph.items()
-            for topic, types in pairs for type_ in types if topic not in standard}
-
-
-def matches(declared, node, endpoint):
-    kind, topic, type_ = endpoint
-    return [d for d in declared if d.kind == kind and d.interface == type_
-            and d.pattern(node.get_namespace(), node.get_name()).match(topic)]
-
-
 @pytest.mark.parametrize('best_effort', [False, True], ids=['reliable', 'best_effort'])
 @pytest.mark.parametrize('name', list(MODULES))
 def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, name,
@@ -65,29 +45,30 @@ def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, 
     node = start(ros, name, tmp_path, best_effort)
     assert node.get_namespace() == NAMESPACE
     declared = MODULES[name].INTERFACES
+    namespace = node.get_namespace()
+    assert node.get_name() == name
 
-    def unmatched():
-        found = actual_endpoints(node)
-        return [d for d in declared if not any(d in matches(declared, node, e) for e in found)]
+    def found():
+        return graph_endpoints(node, name, namespace)
 
     # the graph shows a node's own endpoints once discovery has seen them
-    wait_for(lambda: not unmatched(), timeout_s=20.0)
-    assert unmatched() == [], 'declared but not created'
-    for endpoint in actual_endpoints(node):
-        assert len(matches(declared, node, endpoint)) == 1, f'created but not declared: {endpoint}'
+    wait_for(lambda: compare(declared, found(), name, namespace) == ([], []), timeout_s=20.0)
+    missing, extra = compare(declared, found(), name, namespace)
+    assert missing == [], 'declared but not created'
+    assert extra == [], 'created but not declared'
     reliability = {'sensor': ReliabilityPolicy.BEST_EFFORT if best_effort
                    else ReliabilityPolicy.RELIABLE,
                    'events': ReliabilityPolicy.RELIABLE, 'default': ReliabilityPolicy.RELIABLE}
     durability = {'sensor': DurabilityPolicy.VOLATILE, 'default': DurabilityPolicy.VOLATILE,
                   'events': DurabilityPolicy.TRANSIENT_LOCAL}
-    for kind, topic, type_ in actual_endpoints(node):
+    for endpoint in found():
+        kind, topic = endpoint[:2]
         if kind not in ('publishes', 'subscribes'):
             continue
-        qos = matches(declared, node, (kind, topic, type_))[0].qos
+        qos = declared_matches(declared, endpoint, name, namespace)[0].qos
         info = (node.get_publishers_info_by_topic if kind == 'publishes'
                 else node.get_subscriptions_info_by_topic)(topic)
-        own = [i for i in info if (i.node_name, i.node_namespace)
-               == (node.get_name(), node.get_namespace())]
+        own = [i for i in info if (i.node_name, i.node_namespace) == (name, namespace)]
         assert own, topic
         for endpoint_info in own:
             profile = endpoint_info.qos_profile

@@ -10,9 +10,11 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from grasp_monitor.nodes.interfaces import KINDS, QOS, STANDARD_SERVICES, STANDARD_TOPICS
 from grasp_monitor.nodes.params import ParamSpec
+import yaml
 
 #: Nodes documented, in order: (executable, module).
 NODES = (('mujoco_sim', 'grasp_monitor.nodes.mujoco_sim'),
@@ -32,6 +34,42 @@ INTERFACES_END = '<!-- end of topic and service reference -->'
 def node_modules() -> dict[str, ModuleType]:
     """Return each documented node's module, by node name, in the README's order."""
     return {name: importlib.import_module(module) for name, module in NODES}
+
+
+def _flatten(tree: dict, prefix: str = '') -> dict[str, Any]:
+    names: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            names |= _flatten(value, f'{prefix}{key}.')
+        else:
+            names[prefix + key] = value
+    return names
+
+
+def parameter_file(path: Path) -> dict[str, dict[str, Any]]:
+    """Read a ROS parameter file: each node key's parameters, nested keys dotted.
+
+    Raises:
+        ValueError: the file is not a mapping of node keys to ``ros__parameters``.
+    """
+    tree = yaml.safe_load(Path(path).read_text())
+    if not isinstance(tree, dict) or not tree:
+        raise ValueError(f'{path} holds no node')
+    nodes = {}
+    for key, section in tree.items():
+        if not isinstance(section, dict) or list(section) != ['ros__parameters']:
+            raise ValueError(f'{path}: {key} must hold ros__parameters only')
+        nodes[key] = _flatten(section['ros__parameters'] or {})
+    return nodes
+
+
+def parameters_of(node: str, path: Path) -> dict[str, Any]:
+    """Return the values node ``node`` starts with from the file: its defaults, overridden."""
+    values = {spec.name: spec.default for spec in node_modules()[node].PARAMETERS}
+    for key, section in parameter_file(path).items():
+        if key == '/**' or key.rstrip('/').rsplit('/', 1)[-1] == node:
+            values.update(section)
+    return values
 
 
 def _range(spec: ParamSpec) -> str:
@@ -81,9 +119,11 @@ def interfaces_markdown() -> str:
                 if endpoint.kind != kind:
                     continue
                 qos = '' if endpoint.qos == 'service' else endpoint.qos
+                description = _cell(endpoint.description) + (
+                    f' (when `{endpoint.when}` is set)' if endpoint.when else '')
                 label = 'services' if kind == 'service' else kind
                 lines.append(f'| {label if first else ""} | `{endpoint.name}` '
-                             f'| {endpoint.interface} | {qos} | {_cell(endpoint.description)} |')
+                             f'| {endpoint.interface} | {qos} | {description} |')
                 first = False
     lines += ['', INTERFACES_END]
     return '\n'.join(lines)

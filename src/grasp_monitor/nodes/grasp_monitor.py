@@ -34,16 +34,17 @@ INTERFACES = (
     diagnostics('monitor status: stale or fresh input, pad forces'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
     subscribes('ground_truth/<object>', 'nav_msgs/msg/Odometry', 'sensor',
-               "the object's speed (when `object` is set)"),
+               "the object's speed", when='object'),
     subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
                'speeds of `finger_joints`'),
     service('grasp_monitor/start', 'std_srvs/srv/Trigger', 'start a trial; message: its id'),
     service('grasp_monitor/stop', 'std_srvs/srv/Trigger',
             "stop the trial; message: JSON summary of the trial's events"),
     service('grasp_monitor/<event>/enable', 'std_srvs/srv/SetBool', 'each of `events`'),
-    calls('<simulator>/external_force/start', 'std_srvs/srv/Trigger',
-          'on a grasp (when `simulator` is set)'),
-    calls('<simulator>/external_force/stop', 'std_srvs/srv/Trigger', 'when the trial stops'),
+    calls('<simulator>/external_force/start', 'std_srvs/srv/Trigger', 'on a grasp',
+          when='simulator'),
+    calls('<simulator>/external_force/stop', 'std_srvs/srv/Trigger', 'at the end of a trial',
+          when='simulator'),
 )
 
 

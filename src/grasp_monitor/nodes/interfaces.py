@@ -39,6 +39,7 @@ class Endpoint:
         interface: its type, ``package/msg/Name`` or ``package/srv/Name``.
         qos: a key of ``QOS``.
         description: what flows, with units.
+        when: a parameter that must be non-empty (or true) for the endpoint to exist.
     """
 
     kind: str
@@ -46,6 +47,7 @@ class Endpoint:
     interface: str
     qos: str
     description: str
+    when: str = ''
 
     def __post_init__(self) -> None:
         """Refuse an unknown kind or QoS name."""
@@ -66,27 +68,76 @@ class Endpoint:
         return re.compile('[^/]+'.join(re.escape(part) for part in parts) + '$')
 
 
-def publishes(name: str, interface: str, qos: str, description: str) -> Endpoint:
+def publishes(name: str, interface: str, qos: str, description: str,
+              when: str = '') -> Endpoint:
     """Declare a publisher."""
-    return Endpoint('publishes', name, interface, qos, description)
+    return Endpoint('publishes', name, interface, qos, description, when)
 
 
-def subscribes(name: str, interface: str, qos: str, description: str) -> Endpoint:
+def subscribes(name: str, interface: str, qos: str, description: str,
+               when: str = '') -> Endpoint:
     """Declare a subscription."""
-    return Endpoint('subscribes', name, interface, qos, description)
+    return Endpoint('subscribes', name, interface, qos, description, when)
 
 
-def service(name: str, interface: str, description: str) -> Endpoint:
+def service(name: str, interface: str, description: str,
+            when: str = '') -> Endpoint:
     """Declare a service the node offers."""
-    return Endpoint('service', name, interface, 'service', description)
+    return Endpoint('service', name, interface, 'service', description, when)
 
 
-def calls(name: str, interface: str, description: str) -> Endpoint:
+def calls(name: str, interface: str, description: str,
+          when: str = '') -> Endpoint:
     """Declare a service the node calls."""
-    return Endpoint('calls', name, interface, 'service', description)
+    return Endpoint('calls', name, interface, 'service', description, when)
 
 
 def diagnostics(description: str) -> Endpoint:
     """Declare the node's publisher of ``/diagnostics``."""
     return publishes('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray', 'default',
                      description)
+
+
+def graph_endpoints(observer, name: str, namespace: str) -> set[tuple[str, str, str]]:
+    """Return what the ROS graph shows of node ``namespace/name``, standard endpoints left out.
+
+    Args:
+        observer: an rclpy node that reads the graph (the node itself, or another).
+        name: the observed node's name.
+        namespace: its namespace.
+
+    Returns:
+        (kind, fully qualified name, type) of every endpoint, kind as in ``KINDS``.
+    """
+    graph = {
+        'publishes': observer.get_publisher_names_and_types_by_node(name, namespace),
+        'subscribes': observer.get_subscriber_names_and_types_by_node(name, namespace),
+        'service': observer.get_service_names_and_types_by_node(name, namespace),
+        'calls': observer.get_client_names_and_types_by_node(name, namespace),
+    }
+    prefix = f'{namespace.rstrip("/")}/{name}/'
+    standard = set(STANDARD_TOPICS) | {prefix + service for service in STANDARD_SERVICES}
+    return {(kind, topic, interface) for kind, pairs in graph.items()
+            for topic, interfaces in pairs for interface in interfaces
+            if topic not in standard}
+
+
+def declared_matches(declared, found: tuple[str, str, str], name: str,
+                     namespace: str) -> list[Endpoint]:
+    """Return the declarations that an endpoint ``found`` in the graph is an instance of."""
+    kind, topic, interface = found
+    return [d for d in declared if d.kind == kind and d.interface == interface
+            and d.pattern(namespace, name).match(topic)]
+
+
+def compare(declared, found, name: str, namespace: str) -> tuple[list, list]:
+    """Return (declared but not found, found but not declared) for node ``namespace/name``."""
+    missing = [d for d in declared
+               if not any(d in declared_matches(declared, f, name, namespace) for f in found)]
+    extra = sorted(f for f in found if len(declared_matches(declared, f, name, namespace)) != 1)
+    return missing, extra
+
+
+def expected(declared, parameters: dict) -> list[Endpoint]:
+    """Return the declarations a node creates with ``parameters`` (name: value)."""
+    return [d for d in declared if not d.when or parameters[d.when]]

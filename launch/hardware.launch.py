@@ -1,0 +1,41 @@
+"""A real gripper: moteus_servos, the monitor and the metrics.
+
+    ros2 launch grasp_monitor hardware.launch.py servos_config:=my_servos.yaml
+
+Arguments: ``servos_config`` (moteus_servos' parameter file, default
+config/moteus_servos.example.yaml, which starts read-only), ``config`` (grasp_monitor's
+and grasp_metrics', default config/hardware.yaml), ``use_sim_time`` (default false), and
+``rviz``, ``record``, ``record_path`` of tools.launch.py.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, ThisLaunchFileDir
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+
+def generate_launch_description():
+    """Return moteus_servos, grasp_monitor and grasp_metrics."""
+    config = PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'config'])
+    use_sim_time = {'use_sim_time': LaunchConfiguration('use_sim_time')}
+    parameters = [LaunchConfiguration('config'), use_sim_time]
+    return LaunchDescription([
+        DeclareLaunchArgument('servos_config', default_value=PathJoinSubstitution(
+            [config, 'moteus_servos.example.yaml']),
+            description='Parameter file of moteus_servos (the example starts read-only).'),
+        DeclareLaunchArgument('config', default_value=PathJoinSubstitution(
+            [config, 'hardware.yaml']),
+            description='Parameter file of grasp_monitor and grasp_metrics.'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='Follow /clock.'),
+        Node(package='grasp_monitor', executable='moteus_servos', output='screen',
+             parameters=[LaunchConfiguration('servos_config'), use_sim_time]),
+        Node(package='grasp_monitor', executable='grasp_monitor', output='screen',
+             parameters=parameters),
+        Node(package='grasp_monitor', executable='grasp_metrics', output='screen',
+             parameters=parameters),
+        IncludeLaunchDescription(PythonLaunchDescriptionSource(
+            PathJoinSubstitution([ThisLaunchFileDir(), 'tools.launch.py']))),
+    ])

@@ -1,0 +1,35 @@
+"""The monitor and the metrics alone, for an external robot or a replay.
+
+    ros2 launch grasp_monitor monitor.launch.py
+    ros2 launch grasp_monitor monitor.launch.py use_sim_time:=true   # beside a replay
+
+Arguments: ``config`` (default config/monitor.yaml), ``use_sim_time`` (default false;
+true beside a replay, which publishes the recording's /clock), and ``rviz``, ``record``,
+``record_path`` of tools.launch.py.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, ThisLaunchFileDir
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+
+def generate_launch_description():
+    """Return grasp_monitor and grasp_metrics, configured from one parameter file."""
+    parameters = [LaunchConfiguration('config'),
+                  {'use_sim_time': LaunchConfiguration('use_sim_time')}]
+    return LaunchDescription([
+        DeclareLaunchArgument('config', default_value=PathJoinSubstitution(
+            [FindPackageShare('grasp_monitor'), 'config', 'monitor.yaml']),
+            description='Parameter file of grasp_monitor and grasp_metrics.'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='Follow /clock (true beside a replay).'),
+        Node(package='grasp_monitor', executable='grasp_monitor', output='screen',
+             parameters=parameters),
+        Node(package='grasp_monitor', executable='grasp_metrics', output='screen',
+             parameters=parameters),
+        IncludeLaunchDescription(PythonLaunchDescriptionSource(
+            PathJoinSubstitution([ThisLaunchFileDir(), 'tools.launch.py']))),
+    ])

@@ -1,0 +1,125 @@
+"""Every parameter file names our nodes and only their declared parameters; rviz views them.
+
+Pure: the files are parsed as YAML and checked against the declaration tables
+(``PARAMETERS``, ``INTERFACES``); no node is started. rclpy ignores an override
+of an undeclared parameter, so without this check a misspelt key would be lost.
+"""
+
+import math
+from pathlib import Path
+
+from grasp_monitor.reference import node_modules, parameter_file
+import pytest
+import yaml
+
+CONFIG = Path(__file__).resolve().parents[1] / 'config'
+PARAMETER_FILES = sorted(CONFIG.glob('*.yaml'))
+MODULES = node_modules()
+#: Declared by rclpy on every node.
+IMPLICIT = ('use_sim_time',)
+#: The Python type of a parameter of each ROS type.
+TYPES = {'bool': bool, 'integer': int, 'double': float, 'string': str}
+#: Message type of each rviz display class.
+DISPLAYS = {'rviz_default_plugins/PointCloud2': 'sensor_msgs/msg/PointCloud2',
+            'rviz_default_plugins/MarkerArray': 'visualization_msgs/msg/MarkerArray',
+            'rviz_default_plugins/Odometry': 'nav_msgs/msg/Odometry'}
+
+
+def node_of(key):
+    """Return the node name a parameter file key applies to ('/**' for every node)."""
+    return '/**' if key == '/**' else key.rstrip('/').rsplit('/', 1)[-1]
+
+
+def problems(name, spec, value):
+    """Return what is wrong with ``value`` for parameter ``spec`` (empty when fine)."""
+    kind = spec.type_name.removesuffix('_array')
+    values = value if isinstance(value, list) else [value]
+    if spec.type_name.endswith('_array') != isinstance(value, list):
+        return [f'{name}: {value!r} is not a {spec.type_name}']
+    if not values:
+        return [f'{name}: an empty list has no ROS type']
+    # bool is an int to Python, not to ROS; an integer where a double is declared is
+    # refused by rclpy at start-up ("expecting type DOUBLE").
+    wrong = [v for v in values if type(v) is not TYPES[kind]]
+    if wrong:
+        return [f'{name}: {wrong[0]!r} is not a {kind}']
+    found = []
+    if spec.choices and value not in spec.choices:
+        found.append(f'{name}: {value!r} is not one of {spec.choices}')
+    if spec.low is not None and not isinstance(value, list) and not (
+            spec.low <= value <= spec.high) and not math.isnan(value):
+        found.append(f'{name}: {value!r} is outside [{spec.low}, {spec.high}]')
+    return found
+
+
+@pytest.mark.parametrize('path', PARAMETER_FILES, ids=[p.name for p in PARAMETER_FILES])
+def test_every_key_is_a_declared_parameter_of_a_node_of_ours(path):
+    found = []
+    for key, parameters in parameter_file(path).items():
+        node = node_of(key)
+        assert node == '/**' or node in MODULES, \
+            f'{path.name}: {key} is not one of our nodes: {", ".join(MODULES)}'
+        # '/**' applies to every node: each of them must declare the key
+        nodes = list(MODULES) if node == '/**' else [node]
+        for name, value in parameters.items():
+            for each in nodes:
+                specs = {spec.name: spec for spec in MODULES[each].PARAMETERS}
+                if name in IMPLICIT:
+                    found += [] if isinstance(value, bool) else [f'{name}: not a bool']
+                elif name not in specs:
+                    found.append(f'{key}: {name} is not a parameter of {each}')
+                else:
+                    found += [f'{key}: {p}' for p in problems(name, specs[name], value)]
+    assert found == [], path.name
+
+
+def test_the_check_finds_misspelt_keys_wrong_types_and_values_out_of_range():
+    specs = {spec.name: spec for spec in MODULES['grasp_monitor'].PARAMETERS}
+    assert problems('rate', specs['rate'], 100) == ['rate: 100 is not a double']
+    assert problems('rate', specs['rate'], 5000.0) == \
+        ['rate: 5000.0 is outside [1.0, 2000.0]']
+    assert problems('pads', specs['pads'], 'finger_left') == \
+        ["pads: 'finger_left' is not a string_array"]
+    assert problems('pads', specs['pads'], []) == ['pads: an empty list has no ROS type']
+    sim = {spec.name: spec for spec in MODULES['mujoco_sim'].PARAMETERS}
+    assert problems('scenario', sim['scenario'], 'pick_up') == \
+        ["scenario: 'pick_up' is not one of ('pick_lift', 'multi_block', 'industrial_arm')"]
+    assert problems('tactile', sim['tactile'], 1) == ['tactile: 1 is not a bool']
+    assert problems('rate', specs['rate'], 100.0) == []
+    assert node_of('/**/grasp_monitor') == 'grasp_monitor' and node_of('/**') == '/**'
+
+
+def test_each_launch_file_has_its_parameter_file():
+    names = {p.name for p in PARAMETER_FILES}
+    assert {'pick_lift.yaml', 'multi_block.yaml', 'industrial_arm.yaml', 'monitor.yaml',
+            'hardware.yaml', 'moteus_servos.example.yaml'} <= names
+
+
+def test_rviz_shows_tactile_clouds_markers_and_poses_in_world_from_our_topics():
+    config = yaml.safe_load((CONFIG / 'grasp_monitor.rviz').read_text())
+    manager = config['Visualization Manager']
+    assert manager['Global Options']['Fixed Frame'] == 'world'
+    assert {'Panels', 'Visualization Manager', 'Window Geometry'} <= set(config)
+    assert manager['Class'] == '' and manager['Name'] == 'root'
+    assert manager['Views']['Current']['Class'] == 'rviz_default_plugins/Orbit'
+    displays = manager['Displays']
+    assert all(d['Class'].startswith('rviz_default_plugins/') and d['Name'] for d in displays)
+    assert len({d['Name'] for d in displays}) == len(displays), 'display names are unique'
+    shown = {}
+    for display in displays:
+        if display['Class'] in DISPLAYS:
+            topic = display['Topic']['Value']
+            assert display['Enabled'] and display['Topic']['Reliability Policy'] in (
+                'Reliable', 'Best Effort')
+            shown[topic] = DISPLAYS[display['Class']]
+    assert {'/tactile/finger_left', '/tactile/finger_right'} <= set(shown)
+    assert shown['/tactile/markers'] == 'visualization_msgs/msg/MarkerArray'
+    assert shown['/ground_truth/object'] == 'nav_msgs/msg/Odometry'
+    # every topic shown is one a node of ours publishes, with that type
+    published = [(e, name) for name, m in MODULES.items() for e in m.INTERFACES
+                 if e.kind == 'publishes']
+    for topic, interface in shown.items():
+        assert any(e.interface == interface and e.pattern('/', node).match(topic)
+                   for e, node in published), topic
+    clouds = [d for d in displays if d['Class'] == 'rviz_default_plugins/PointCloud2']
+    assert all(d['Channel Name'] == 'fz' for d in clouds), 'colour = normal force'
