@@ -2,7 +2,8 @@
 
 Arguments: ``use_sim_time`` (default false), ``rviz`` (start rviz2 with
 config/grasp_monitor.rviz, default false), ``record`` (start the recorder, default
-false), ``record_path`` (the recorder's ``path``, default grasp_monitor.mcap).
+false), ``record_path`` (the recorder's ``path``; default "": recording_<UTC date and
+time>.mcap in the current directory).
 """
 
 from launch import LaunchDescription
@@ -23,8 +24,9 @@ def generate_launch_description():
                               description='Start rviz2 with config/grasp_monitor.rviz.'),
         DeclareLaunchArgument('record', default_value='false',
                               description='Record the graph with the recorder node.'),
-        DeclareLaunchArgument('record_path', default_value='grasp_monitor.mcap',
-                              description="The recorder's output file."),
+        DeclareLaunchArgument('record_path', default_value='',
+                              description="The recorder's MCAP file (default: "
+                              'recording_<UTC date and time>.mcap here).'),
         Node(package='rviz2', executable='rviz2', output='screen',
              arguments=['-d', PathJoinSubstitution(
                  [FindPackageShare('grasp_monitor'), 'config', 'grasp_monitor.rviz'])],
