@@ -22,6 +22,8 @@ def start(ros, name, tmp_path, best_effort):
     overrides = {'qos.best_effort': best_effort}
     if name == 'grasp_monitor':
         overrides['event_log'] = str(tmp_path / 'events.jsonl')
+    if name == 'recorder':
+        overrides['path'] = str(tmp_path / 'recording.mcap')
     if name in ('mujoco_sim', 'tactile_sensor'):
         overrides |= {'publish_rate': 50.0, 'command_timeout': 0.0, 'tactile': False}
     params = [Parameter(key, value=value) for key, value in overrides.items()]
@@ -66,9 +68,9 @@ def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, 
                   'events': DurabilityPolicy.TRANSIENT_LOCAL}
     for endpoint in found():
         kind, topic = endpoint[:2]
-        if kind not in ('publishes', 'subscribes'):
-            continue
         qos = declared_matches(declared, endpoint, name, namespace)[0].qos
+        if kind not in ('publishes', 'subscribes') or qos == 'offered':
+            continue
         info = (node.get_publishers_info_by_topic if kind == 'publishes'
                 else node.get_subscriptions_info_by_topic)(topic)
         own = [i for i in info if (i.node_name, i.node_namespace) == (name, namespace)]

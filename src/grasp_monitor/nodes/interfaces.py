@@ -17,6 +17,7 @@ KINDS = ('publishes', 'subscribes', 'service', 'calls')
 QOS = {
     'sensor': 'reliable (best effort with `qos.best_effort`), volatile, depth `qos.depth`',
     'events': 'reliable, transient local, depth 100',
+    'offered': "each topic's publishers' reliability and durability",
     'default': 'reliable, volatile, depth 10',
     'service': 'services default',
 }
@@ -35,8 +36,8 @@ class Endpoint:
     Attributes:
         kind: ``publishes``, ``subscribes``, ``service`` (offered) or ``calls`` (a client).
         name: as the node creates it; ``<word>`` stands for one name segment taken from
-            a parameter or the scene (``tactile/<pad>``).
-        interface: its type, ``package/msg/Name`` or ``package/srv/Name``.
+            a parameter or the scene (``tactile/<pad>``); ``*`` for any topic.
+        interface: its type, ``package/msg/Name`` or ``package/srv/Name``; ``*`` for any.
         qos: a key of ``QOS``.
         description: what flows, with units.
         when: a parameter that must be non-empty (or true) for the endpoint to exist.
@@ -58,6 +59,8 @@ class Endpoint:
 
     def pattern(self, namespace: str, node_name: str) -> re.Pattern:
         """Return a regular expression of the fully qualified names this endpoint takes."""
+        if self.name == '*':
+            return re.compile('/.+$')
         if self.name.startswith('/'):
             full = self.name
         elif self.name.startswith('~/'):
@@ -126,7 +129,7 @@ def declared_matches(declared, found: tuple[str, str, str], name: str,
                      namespace: str) -> list[Endpoint]:
     """Return the declarations that an endpoint ``found`` in the graph is an instance of."""
     kind, topic, interface = found
-    return [d for d in declared if d.kind == kind and d.interface == interface
+    return [d for d in declared if d.kind == kind and d.interface in (interface, '*')
             and d.pattern(namespace, name).match(topic)]
 
 
