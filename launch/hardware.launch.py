@@ -5,7 +5,8 @@
 Arguments: ``servos_config`` (moteus_servos' parameter file, default
 config/moteus_servos.example.yaml, which starts read-only), ``config`` (grasp_monitor's
 and grasp_metrics', default config/hardware.yaml), ``use_sim_time`` (default false), and
-``rviz``, ``record``, ``record_path`` of tools.launch.py.
+``rviz``, ``record``, ``record_path`` of tools.launch.py. The monitor and the metrics
+come from monitor.launch.py, with this file's ``config`` and ``use_sim_time``.
 """
 
 from launch import LaunchDescription
@@ -17,10 +18,9 @@ from launch_ros.substitutions import FindPackageShare
 
 
 def generate_launch_description():
-    """Return moteus_servos, grasp_monitor and grasp_metrics."""
+    """Return moteus_servos beside monitor.launch.py."""
     config = PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'config'])
     use_sim_time = {'use_sim_time': LaunchConfiguration('use_sim_time')}
-    parameters = [LaunchConfiguration('config'), use_sim_time]
     return LaunchDescription([
         DeclareLaunchArgument('servos_config', default_value=PathJoinSubstitution(
             [config, 'moteus_servos.example.yaml']),
@@ -32,10 +32,6 @@ def generate_launch_description():
                               description='Follow /clock.'),
         Node(package='grasp_monitor', executable='moteus_servos', output='screen',
              parameters=[LaunchConfiguration('servos_config'), use_sim_time]),
-        Node(package='grasp_monitor', executable='grasp_monitor', output='screen',
-             parameters=parameters),
-        Node(package='grasp_monitor', executable='grasp_metrics', output='screen',
-             parameters=parameters),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
-            PathJoinSubstitution([ThisLaunchFileDir(), 'tools.launch.py']))),
+            PathJoinSubstitution([ThisLaunchFileDir(), 'monitor.launch.py']))),
     ])

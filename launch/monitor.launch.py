@@ -1,4 +1,4 @@
-"""The monitor and the metrics alone, for an external robot or a replay.
+"""The monitor and the metrics alone, for an external robot or a replay; the others include it.
 
     ros2 launch grasp_monitor monitor.launch.py
     ros2 launch grasp_monitor monitor.launch.py use_sim_time:=true   # beside a replay

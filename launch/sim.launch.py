@@ -6,7 +6,8 @@ Arguments: ``scenario`` (pick_lift, multi_block or industrial_arm), ``config`` (
 config/<scenario>.yaml), ``use_sim_time`` (default true: every node follows the
 simulator's /clock), ``controller`` (start grasp_controller; default true for pick_lift
 only, the other scenes drive themselves), and ``rviz``, ``record``, ``record_path`` of
-tools.launch.py.
+tools.launch.py. The monitor and the metrics come from monitor.launch.py, with this
+file's ``config`` and ``use_sim_time``.
 """
 
 from launch import LaunchDescription
@@ -42,12 +43,8 @@ def generate_launch_description():
         # it would rename both of the process's nodes.
         Node(package='grasp_monitor', executable='mujoco_sim', output='screen',
              parameters=parameters + [{'scenario': scenario}]),
-        Node(package='grasp_monitor', executable='grasp_monitor', output='screen',
-             parameters=parameters),
-        Node(package='grasp_monitor', executable='grasp_metrics', output='screen',
-             parameters=parameters),
         Node(package='grasp_monitor', executable='grasp_controller', output='screen',
              parameters=parameters, condition=IfCondition(LaunchConfiguration('controller'))),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
-            PathJoinSubstitution([ThisLaunchFileDir(), 'tools.launch.py']))),
+            PathJoinSubstitution([ThisLaunchFileDir(), 'monitor.launch.py']))),
     ])

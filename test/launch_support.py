@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / 'config'
 #: Generous: MuJoCo scenes build and DDS discovers on a loaded two-core machine.
 UP_TIMEOUT_S = 120.0
+#: How long launch waits after SIGINT before SIGTERM (its default, 5 s, is short there).
+SIGTERM_TIMEOUT_S = 60
 CLOCK = ('subscribes', '/clock', 'rosgraph_msgs/msg/Clock')
 
 try:
@@ -70,9 +72,10 @@ def event_log_in_temp(path: Path) -> str:
 def description(launch_file: str, **arguments: str):
     """Return the launch description of ``launch/<launch_file>`` (this tree's) under test."""
     from launch import LaunchDescription
-    from launch.actions import IncludeLaunchDescription
+    from launch.actions import IncludeLaunchDescription, SetLaunchConfiguration
     from launch.launch_description_sources import PythonLaunchDescriptionSource
     return LaunchDescription([
+        SetLaunchConfiguration('sigterm_timeout', str(SIGTERM_TIMEOUT_S)),
         IncludeLaunchDescription(
             PythonLaunchDescriptionSource(str(ROOT / 'launch' / launch_file)),
             launch_arguments=list(arguments.items())),
@@ -127,6 +130,26 @@ def assert_trial_starts() -> None:
         assert wait_for(lambda: any(e.name == 'trial_start' and {
             kv.key: kv.value for kv in e.values}.get('trial') == response.message
             for e in events), timeout_s=30.0), [e.name for e in events]
+    finally:
+        harness.close()
+
+
+def assert_recorded(topics) -> None:
+    """Wait until the recorder's /diagnostics count messages on each of ``topics``."""
+    from diagnostic_msgs.msg import DiagnosticArray
+    harness = RosHarness()
+    try:
+        counts = {}
+
+        def on_diagnostics(msg):
+            for status in msg.status:
+                if status.name == '/recorder: recording':
+                    counts.update((kv.key, kv.value) for kv in status.values)
+
+        harness.client('launch_test_diagnostics').create_subscription(
+            DiagnosticArray, '/diagnostics', on_diagnostics, 10)
+        assert wait_for(lambda: all(int(counts.get(f'messages.{topic}', 0)) > 0
+                                    for topic in topics), timeout_s=UP_TIMEOUT_S), counts
     finally:
         harness.close()
 

@@ -82,15 +82,16 @@ def test_tools_start_rviz_and_the_recorder_only_when_asked(record, rviz):
     assert rviz_node.node_package == 'rviz2'
 
 
-@pytest.mark.parametrize('launch_file', ['sim.launch.py', 'monitor.launch.py',
-                                         'hardware.launch.py'])
-def test_each_launch_file_includes_the_tools(launch_file):
+@pytest.mark.parametrize('launch_file, included', [
+    ('sim.launch.py', 'monitor.launch.py'), ('hardware.launch.py', 'monitor.launch.py'),
+    ('monitor.launch.py', 'tools.launch.py')])
+def test_the_monitor_and_the_tools_come_from_one_included_file(launch_file, included):
+    from launch import LaunchContext
     from launch.actions import IncludeLaunchDescription
     includes = [e for e in load(launch_file).entities if isinstance(e, IncludeLaunchDescription)]
     assert len(includes) == 1
-    from launch import LaunchContext
     context = LaunchContext()
     context.extend_locals({'current_launch_file_directory': str(support.ROOT / 'launch')})
-    included = includes[0].launch_description_source.get_launch_description(context)
-    assert {a.name for a in included.get_launch_arguments()} == {
-        a.name for a in load('tools.launch.py').get_launch_arguments()}
+    description = includes[0].launch_description_source.get_launch_description(context)
+    assert {a.name for a in description.get_launch_arguments()} == {
+        a.name for a in load(included).get_launch_arguments()}
