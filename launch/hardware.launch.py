@@ -12,7 +12,7 @@ come from monitor.launch.py, with this file's ``config`` and ``use_sim_time``.
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, ThisLaunchFileDir
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
@@ -33,5 +33,6 @@ def generate_launch_description():
         Node(package='grasp_monitor', executable='moteus_servos', output='screen',
              parameters=[LaunchConfiguration('servos_config'), use_sim_time]),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
-            PathJoinSubstitution([ThisLaunchFileDir(), 'monitor.launch.py']))),
+            PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'launch',
+                                  'monitor.launch.py']))),
     ])

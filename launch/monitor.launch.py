@@ -11,7 +11,7 @@ true beside a replay, which publishes the recording's /clock), and ``rviz``, ``r
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, ThisLaunchFileDir
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
@@ -31,5 +31,6 @@ def generate_launch_description():
         Node(package='grasp_monitor', executable='grasp_metrics', output='screen',
              parameters=parameters),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
-            PathJoinSubstitution([ThisLaunchFileDir(), 'tools.launch.py']))),
+            PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'launch',
+                                  'tools.launch.py']))),
     ])

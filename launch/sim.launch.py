@@ -14,9 +14,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import (
-    LaunchConfiguration, PathJoinSubstitution, PythonExpression, ThisLaunchFileDir,
-)
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, PythonExpression
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
@@ -46,5 +44,6 @@ def generate_launch_description():
         Node(package='grasp_monitor', executable='grasp_controller', output='screen',
              parameters=parameters, condition=IfCondition(LaunchConfiguration('controller'))),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
-            PathJoinSubstitution([ThisLaunchFileDir(), 'monitor.launch.py']))),
+            PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'launch',
+                                  'monitor.launch.py']))),
     ])

@@ -85,13 +85,21 @@ def test_tools_start_rviz_and_the_recorder_only_when_asked(record, rviz):
 @pytest.mark.parametrize('launch_file, included', [
     ('sim.launch.py', 'monitor.launch.py'), ('hardware.launch.py', 'monitor.launch.py'),
     ('monitor.launch.py', 'tools.launch.py')])
-def test_the_monitor_and_the_tools_come_from_one_included_file(launch_file, included):
+def test_the_monitor_and_the_tools_come_from_one_installed_file(launch_file, included):
     from launch import LaunchContext
     from launch.actions import IncludeLaunchDescription
     includes = [e for e in load(launch_file).entities if isinstance(e, IncludeLaunchDescription)]
     assert len(includes) == 1
-    context = LaunchContext()
-    context.extend_locals({'current_launch_file_directory': str(support.ROOT / 'launch')})
-    description = includes[0].launch_description_source.get_launch_description(context)
+    source = includes[0].launch_description_source
+    # an empty context will do, so `ros2 launch --show-args` lists the included arguments
+    description = source.get_launch_description(LaunchContext())
+    assert Path(source.location) == share() / 'launch' / included
     assert {a.name for a in description.get_launch_arguments()} == {
         a.name for a in load(included).get_launch_arguments()}
+
+
+def test_show_args_lists_the_arguments_of_the_included_files():
+    assert {'scenario', 'config', 'use_sim_time', 'controller', 'rviz', 'record',
+            'record_path'} == set(arguments('sim.launch.py'))
+    assert {'servos_config', 'config', 'use_sim_time', 'rviz', 'record',
+            'record_path'} == set(arguments('hardware.launch.py'))
