@@ -41,6 +41,8 @@ STAMPED_FIRST_FIELDS = frozenset(('std_msgs/Header', 'builtin_interfaces/Time'))
 #: rmw enum values of the QoS policies rosbag2 writes (and their short names).
 RELIABILITY = {'reliable': 1, 'best_effort': 2}
 DURABILITY = {'transient_local': 1, 'volatile': 2}
+#: A replay this late (wall s) starts pacing afresh from the late message.
+MAX_LAG_S = 0.02
 COMPRESSION = {'none': CompressionType.NONE, 'lz4': CompressionType.LZ4,
                'zstd': CompressionType.ZSTD}
 
@@ -475,7 +477,9 @@ class Player:
 
     The clock is the recording's own clock topic when it has one (each message's stamp);
     otherwise one is made from the log times. Pausing and resuming are safe from other
-    threads; pacing restarts from the current message on resume.
+    threads; pacing restarts from the current message on resume, and when playback falls
+    more than ``MAX_LAG_S`` behind (counted in ``late``): a loaded machine slows it down
+    instead of making it send a burst, so subscribers see the recorded spacing.
 
     Args:
         path: the MCAP file.
@@ -513,6 +517,7 @@ class Player:
         self._paused = threading.Event()
         self._stop = threading.Event()
         self._rebase = True
+        self.late = 0
 
     @property
     def paused(self) -> bool:
@@ -553,6 +558,10 @@ class Player:
                 self._wall0, self._log0, self._rebase = time.monotonic(), log_time_ns, False
             delay = self._wall0 + (log_time_ns - self._log0) * 1e-9 / self.config.rate \
                 - time.monotonic()
+            if delay < -MAX_LAG_S:  # late: slow down rather than bunch messages up
+                self._rebase = True
+                self.late += 1
+                continue
             if delay <= 0:
                 return True
             self._stop.wait(min(delay, 0.01))

@@ -41,7 +41,8 @@ class ReplayNode(Node):
             raise ConfigError('path must name the MCAP file to play')
         self.config = PlaybackConfig(
             TopicSelection(resolved(self, p['topics']), resolved(self, p['exclude'])),
-            p['rate'], p['loop'], '/clock', int(round(1e9 / p['clock_rate']))
+            p['rate'], p['loop'], self.resolve_topic_name('/clock'),
+            int(round(1e9 / p['clock_rate']))
             if p['clock_rate'] > 0 else 0)
         self.exit_when_done = p['exit_when_done']
         self.player = Player(p['path'], self.config, self._publish, self._publish_clock)
@@ -111,7 +112,7 @@ class ReplayNode(Node):
         values: dict[str, object] = {
             'state': player.state, 'path': player.path,
             'clock_s': f'{clock_ns * 1e-9:.9f}' if clock_ns is not None else '',
-            'messages': sum(player.counts.values())}
+            'messages': sum(player.counts.values()), 'late': player.late}
         values.update({f'messages.{topic}': n for topic, n in sorted(player.counts.items())})
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
