@@ -39,6 +39,7 @@ setup(
             'moteus_servos = grasp_monitor.nodes.moteus_servos:main',
             'tactile_adapter = grasp_monitor.nodes.tactile_adapter:main',
             'recorder = grasp_monitor.nodes.recorder:main',
+            'replay = grasp_monitor.nodes.replay:main',
         ],
     },
 )

@@ -3,11 +3,14 @@
 import struct
 import subprocess
 import sys
+import threading
 
+from conftest import wait_for
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.recording import (
     cdr_stamp_ns, field_types, McapRecordingWriter, message_counts, message_definition,
-    offered_qos, read_messages, read_topics, SEPARATOR, TopicQos, TopicSelection,
+    offered_qos, PlaybackConfig, Player, read_messages, read_topics, SEPARATOR, TopicQos,
+    TopicSelection,
 )
 from mcap.reader import make_reader
 import pytest
@@ -146,3 +149,82 @@ def test_recording_module_does_not_load_ros():
             'assert not leaks, leaks\n')
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def clock_recording(path, clock=True):
+    """Write 5 clock ticks 2 ms apart and a reading logged 1 ms after each."""
+    writer = McapRecordingWriter(path, compression='none')
+    if clock:
+        writer.add_topic('/clock', 'rosgraph_msgs/msg/Clock')
+    writer.add_topic('/ns/joint_states', 'sensor_msgs/msg/JointState')
+    writer.add_topic('/ns/events', 'diagnostic_msgs/msg/DiagnosticStatus')
+    for i in range(5):
+        log_ns = 1_000_000_000 + 2_000_000 * i
+        if clock:
+            writer.write('/clock', stamped_cdr(0, 2_000_000 * i), log_ns)
+        writer.write('/ns/joint_states', stamped_cdr(0, 2_000_000 * i, b'joints'),
+                     log_ns + 1_000_000)
+    writer.close()
+    return path
+
+
+def test_player_plays_every_selected_message_in_order_with_the_recorded_clock(tmp_path):
+    path = clock_recording(tmp_path / 'a.mcap')
+    played, ticks = [], []
+    player = Player(path, PlaybackConfig(TopicSelection(('/ns/joint_states',)), rate=0.0),
+                    lambda topic, data: played.append((topic, cdr_stamp_ns(data))),
+                    ticks.append)
+    assert player.recorded_clock and sorted(player.played) == ['/clock', '/ns/joint_states']
+    assert player.start_ns == 1_000_000_000
+    player.run()
+    # the recorded clock is played as it is; no clock is made beside it
+    assert played == [(topic, 2_000_000 * i) for i in range(5)
+                      for topic in ('/clock', '/ns/joint_states')]
+    assert ticks == [] and player.state == 'done' and player.clock_ns == 8_000_000
+    assert player.counts == {'/clock': 5, '/ns/joint_states': 5}
+
+
+def test_player_makes_a_clock_from_log_times_without_a_recorded_one(tmp_path):
+    path = clock_recording(tmp_path / 'b.mcap', clock=False)
+    played, ticks = [], []
+    config = PlaybackConfig(rate=0.0, clock_period_ns=3_000_000)
+    Player(path, config, lambda topic, data: played.append(topic), ticks.append).run()
+    # ticks every 3 ms from the first log time, each before the messages logged after it
+    assert ticks == [1_001_000_000, 1_004_000_000, 1_007_000_000]
+    assert played == ['/ns/joint_states'] * 5
+    excluded = PlaybackConfig(TopicSelection(exclude=('/clock',)), rate=0.0,
+                              clock_period_ns=4_000_000)
+    ticks.clear()
+    player = Player(clock_recording(tmp_path / 'c.mcap'), excluded, lambda t, d: None,
+                    ticks.append)
+    player.run()
+    assert not player.recorded_clock and ticks == [1_001_000_000, 1_005_000_000,
+                                                   1_009_000_000]
+
+
+def test_player_pauses_after_a_log_time_and_resumes_from_there(tmp_path):
+    path = clock_recording(tmp_path / 'd.mcap')
+    played = []
+    player = Player(path, PlaybackConfig(rate=0.0), lambda t, d: played.append(t))
+    player.pause_at(1_004_000_000)  # after the third clock tick
+    thread = threading.Thread(target=player.run)
+    thread.start()
+    assert wait_for(lambda: player.state == 'paused')
+    assert sum(player.counts.values()) == 5 and player.clock_ns == 4_000_000
+    player.set_paused(False)
+    thread.join(timeout=10.0)
+    assert player.state == 'done' and sum(player.counts.values()) == 10
+
+
+def test_player_loops_until_stopped_and_refuses_a_selection_of_nothing(tmp_path):
+    path = clock_recording(tmp_path / 'e.mcap')
+    player = Player(path, PlaybackConfig(rate=0.0, loop=True),
+                    lambda t, d: player.counts['/clock'] >= 12 and player.stop())
+    player.run()
+    assert player.state == 'stopped' and player.counts['/clock'] >= 12
+    with pytest.raises(ConfigError, match='no topic of .* is selected; it has /clock, '
+                                          '/ns/events, /ns/joint_states'):
+        Player(path, PlaybackConfig(TopicSelection(('/other',)), rate=0.0,
+                                    clock_topic='/other_clock'), lambda t, d: None)
+    with pytest.raises(ConfigError, match=r'rate must be in \[0, 1000\]'):
+        PlaybackConfig(rate=-1.0)

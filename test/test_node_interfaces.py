@@ -7,11 +7,14 @@ The README's topic and service tables are printed from the same declarations
 from conftest import NAMESPACE, wait_for
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.interfaces import compare, declared_matches, graph_endpoints
+from grasp_monitor.recording import McapRecordingWriter
 from grasp_monitor.reference import node_modules
 import moteus
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from sensor_msgs.msg import JointState
 
 MODULES = node_modules()
 DECLARED = [name for name, module in MODULES.items() if hasattr(module, 'INTERFACES')]
@@ -24,6 +27,15 @@ def start(ros, name, tmp_path, best_effort):
         overrides['event_log'] = str(tmp_path / 'events.jsonl')
     if name == 'recorder':
         overrides['path'] = str(tmp_path / 'recording.mcap')
+    if name == 'replay':  # a recording of one topic and no clock: replay makes /clock
+        path = tmp_path / 'replay.mcap'
+        writer = McapRecordingWriter(path)
+        writer.add_topic(f'{NAMESPACE}/joint_states', 'sensor_msgs/msg/JointState')
+        writer.write(f'{NAMESPACE}/joint_states',
+                     serialize_message(JointState(name=['lift'], position=[0.0])),
+                     1_700_000_000_000_000_000)
+        writer.close()
+        overrides |= {'path': str(path), 'start_paused': True, 'clock_rate': 50.0}
     if name in ('mujoco_sim', 'tactile_sensor'):
         overrides |= {'publish_rate': 50.0, 'command_timeout': 0.0, 'tactile': False}
     params = [Parameter(key, value=value) for key, value in overrides.items()]

@@ -1,4 +1,4 @@
-"""The recorder node over real rclpy: raw CDR in, a standard ros2 MCAP out."""
+"""The recorder and replay nodes over real rclpy: raw CDR in, a standard ros2 MCAP out, back."""
 
 import os
 import signal
@@ -10,12 +10,16 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from grasp_monitor import conversions
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 from grasp_monitor.nodes.recorder import RecorderNode
-from grasp_monitor.recording import message_counts, read_topics, TopicQos
+from grasp_monitor.nodes.replay import ReplayNode
+from grasp_monitor.recording import McapRecordingWriter, message_counts, read_topics, TopicQos
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, PointCloud2
+from std_srvs.srv import SetBool
 
 
 def decoded(path):
@@ -132,3 +136,50 @@ def test_an_unwritable_path_stops_the_recorder_with_status_2(tmp_path):
     process = recorder_process(tmp_path, tmp_path / 'missing' / 'x.mcap')
     assert process.wait(timeout=30) == 2
     assert 'cannot write the recording' in (tmp_path / 'recorder.log').read_text()
+
+
+def test_replay_plays_a_recording_with_a_clock_made_from_its_log_times(ros, tmp_path):
+    path = tmp_path / 'hardware.mcap'
+    writer = McapRecordingWriter(path)
+    writer.add_topic(f'{NAMESPACE}/joint_states', 'sensor_msgs/msg/JointState')
+    writer.add_topic(f'{NAMESPACE}/grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus',
+                     TopicQos(reliable=True, transient_local=True, depth=100))
+    sent = []
+    for i in range(20):  # a robot's clock: no /clock recorded
+        msg = JointState(name=['lift'], position=[0.01 * i])
+        msg.header.stamp = conversions.time_to_msg(1.7e9 + 0.01 * i)
+        writer.write(f'{NAMESPACE}/joint_states', serialize_message(msg),
+                     1_700_000_000_000_000_000 + 10_000_000 * i)
+        sent.append(msg)
+    writer.write(f'{NAMESPACE}/grasp_monitor/events',
+                 serialize_message(DiagnosticStatus(name='grasp')),
+                 1_700_000_000_000_000_000)
+    writer.close()
+    replay = ros.add(ReplayNode(context=ros.context, parameter_overrides=[
+        Parameter('path', value=str(path)), Parameter('start_paused', value=True),
+        Parameter('clock_rate', value=50.0)]))
+    client = ros.client()
+    joints, clocks, diagnostics = [], [], []
+    client.create_subscription(JointState, 'joint_states', joints.append, 100)
+    client.create_subscription(Clock, '/clock', clocks.append, 100)
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+    pause = client.create_client(SetBool, 'replay/pause')
+    assert wait_for(lambda: replay.pubs[f'{NAMESPACE}/joint_states'].get_subscription_count())
+    assert ros.call(pause, SetBool.Request(data=False)).message == 'playing'
+
+    def done():
+        return any(status.message == 'done' for array in diagnostics
+                   for status in array.status if status.name.endswith('replay'))
+
+    assert wait_for(done, timeout_s=20.0)
+    assert wait_for(lambda: len(joints) == len(sent) and len(clocks) == 10)
+    assert [m.position[0] for m in joints] == [m.position[0] for m in sent]
+    assert [m.header.stamp for m in joints] == [m.header.stamp for m in sent]
+    # the clock: every 20 ms of log time, from the first message on
+    assert [c.clock.sec * 10**9 + c.clock.nanosec - 1_700_000_000 * 10**9 for c in clocks] == \
+        [20_000_000 * i for i in range(10)]
+    # published transient local: a subscriber that comes after still gets the event
+    events = []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+    assert wait_for(lambda: [e.name for e in events] == ['grasp'])

@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 import struct
 import sys
+import threading
+import time
 from typing import Callable, Iterable, Iterator
 
 from grasp_monitor.core.errors import ConfigError
@@ -39,6 +41,8 @@ STAMPED_FIRST_FIELDS = frozenset(('std_msgs/Header', 'builtin_interfaces/Time'))
 #: rmw enum values of the QoS policies rosbag2 writes (and their short names).
 RELIABILITY = {'reliable': 1, 'best_effort': 2}
 DURABILITY = {'transient_local': 1, 'volatile': 2}
+#: A replay this late (wall s) starts pacing afresh from the late message.
+MAX_LAG_S = 0.02
 COMPRESSION = {'none': CompressionType.NONE, 'lz4': CompressionType.LZ4,
                'zstd': CompressionType.ZSTD}
 
@@ -338,12 +342,7 @@ def _open(path: str | os.PathLike):
         raise ConfigError(f'cannot read the recording {path}: {error}') from error
 
 
-def read_topics(path: str | os.PathLike) -> dict[str, RecordedTopic]:
-    """Return the topics of a finished recording, by name.
-
-    Raises:
-        ConfigError: not an MCAP file, or one whose recorder did not finish it.
-    """
+def _read_summary(path: str | os.PathLike):
     with _open(path) as stream:
         try:
             summary = make_reader(stream).get_summary()
@@ -351,6 +350,16 @@ def read_topics(path: str | os.PathLike) -> dict[str, RecordedTopic]:
             raise ConfigError(f'{path} is not a finished MCAP recording: {error}') from error
     if summary is None:
         raise ConfigError(f'{path} is not a finished MCAP recording: it has no summary')
+    return summary
+
+
+def read_topics(path: str | os.PathLike) -> dict[str, RecordedTopic]:
+    """Return the topics of a finished recording, by name.
+
+    Raises:
+        ConfigError: not an MCAP file, or one whose recorder did not finish it.
+    """
+    summary = _read_summary(path)
     topics = {}
     for channel in summary.channels.values():
         schema = summary.schemas.get(channel.schema_id)
@@ -361,6 +370,16 @@ def read_topics(path: str | os.PathLike) -> dict[str, RecordedTopic]:
             TopicQos.from_yaml(channel.metadata.get('offered_qos_profiles', '')),
             schema.data.decode())
     return topics
+
+
+def recording_start_ns(path: str | os.PathLike) -> int:
+    """Return the log time of the first message of a finished recording, ns (0 if none).
+
+    Raises:
+        ConfigError: not an MCAP file, or one whose recorder did not finish it.
+    """
+    statistics = _read_summary(path).statistics
+    return statistics.message_start_time if statistics is not None else 0
 
 
 def read_messages(path: str | os.PathLike,
@@ -424,3 +443,154 @@ def _count_records(stream, path) -> dict[str, int]:
     except (McapError, struct.error, ValueError):
         pass  # the file breaks off where its recorder was killed
     return dict(counts)
+
+
+@dataclass(frozen=True)
+class PlaybackConfig:
+    """How a recording is played back.
+
+    Attributes:
+        selection: the topics played (the clock topic is played as the clock).
+        rate: recorded seconds per wall second (0 = as fast as possible).
+        loop: start again from the beginning at the end.
+        clock_topic: the recorded clock, played as it is when recorded and selected.
+        clock_period_ns: without a recorded clock, a clock is made from the log times
+            with this period, ns (0 = none).
+    """
+
+    selection: TopicSelection = TopicSelection()
+    rate: float = 1.0
+    loop: bool = False
+    clock_topic: str = '/clock'
+    clock_period_ns: int = 10_000_000
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.rate <= 1000:
+            raise ConfigError(f'rate must be in [0, 1000] (0 = as fast as possible), '
+                              f'got {self.rate}')
+        if self.clock_period_ns < 0:
+            raise ConfigError(f'clock_period_ns must be >= 0, got {self.clock_period_ns}')
+
+
+class Player:
+    """Plays a finished recording's messages in log-time order, paced against the wall clock.
+
+    The clock is the recording's own clock topic when it has one (each message's stamp);
+    otherwise one is made from the log times. Pausing and resuming are safe from other
+    threads; pacing restarts from the current message on resume, and when playback falls
+    more than ``MAX_LAG_S`` behind (counted in ``late``): a loaded machine slows it down
+    instead of making it send a burst, so subscribers see the recorded spacing.
+
+    Args:
+        path: the MCAP file.
+        config: what and how to play.
+        publish: called with (topic, CDR bytes) for every message played, the recorded
+            clock included.
+        clock: called with the time (ns) of every made clock tick.
+
+    Raises:
+        ConfigError: not a finished recording, or a selection that matches no topic.
+    """
+
+    def __init__(self, path: str | os.PathLike, config: PlaybackConfig,
+                 publish: Callable[[str, bytes], None],
+                 clock: Callable[[int], None] | None = None) -> None:
+        self.path = path
+        self.config = config
+        self.topics = read_topics(path)
+        self.start_ns = recording_start_ns(path)
+        selection = config.selection
+        self.recorded_clock = config.clock_topic in self.topics and \
+            config.clock_topic not in selection.exclude
+        self.played = {t: info for t, info in self.topics.items()
+                       if selection.wants(t) or self.recorded_clock
+                       and t == config.clock_topic}
+        if not self.played:
+            raise ConfigError(f'no topic of {path} is selected; it has '
+                              f'{", ".join(sorted(self.topics))}')
+        self._publish = publish
+        self._clock = clock
+        self.counts: Counter[str] = Counter()
+        self.clock_ns: int | None = None
+        self.state = 'playing'
+        self._pause_at_ns: int | None = None
+        self._paused = threading.Event()
+        self._stop = threading.Event()
+        self._rebase = True
+        self.late = 0
+
+    @property
+    def paused(self) -> bool:
+        """Whether playback is suspended."""
+        return self._paused.is_set()
+
+    def set_paused(self, paused: bool) -> None:
+        """Suspend or resume playback."""
+        if paused:
+            self._paused.set()
+        else:
+            self._rebase = True
+            self._paused.clear()
+
+    def pause_at(self, log_time_ns: int | None) -> None:
+        """Pause before the first message logged after ``log_time_ns`` (None: never)."""
+        self._pause_at_ns = log_time_ns
+
+    def stop(self) -> None:
+        """Make ``run`` return after the current message."""
+        self._stop.set()
+
+    def _wait(self, log_time_ns: int) -> bool:
+        """Wait until a message is due or playback pauses/stops; True when it is due."""
+        while not self._stop.is_set():
+            pause_at = self._pause_at_ns
+            if pause_at is not None and log_time_ns > pause_at:
+                self._pause_at_ns = None
+                self.set_paused(True)
+            if self._paused.is_set():
+                self.state = 'paused'
+                self._stop.wait(0.01)
+                continue
+            self.state = 'playing'
+            if self.config.rate == 0:
+                return True
+            if self._rebase:
+                self._wall0, self._log0, self._rebase = time.monotonic(), log_time_ns, False
+            delay = self._wall0 + (log_time_ns - self._log0) * 1e-9 / self.config.rate \
+                - time.monotonic()
+            if delay < -MAX_LAG_S:  # late: slow down rather than bunch messages up
+                self._rebase = True
+                self.late += 1
+                continue
+            if delay <= 0:
+                return True
+            self._stop.wait(min(delay, 0.01))
+        return False
+
+    def _play_once(self) -> bool:
+        """Play the file once; False when stopped."""
+        period = self.config.clock_period_ns if self._clock is not None else 0
+        next_tick_ns: int | None = None
+        self.clock_ns = None
+        for message in read_messages(self.path, sorted(self.played)):
+            if not self.recorded_clock and period:
+                next_tick_ns = message.log_time_ns if next_tick_ns is None else next_tick_ns
+                while next_tick_ns <= message.log_time_ns:
+                    if not self._wait(next_tick_ns):
+                        return False
+                    self._clock(next_tick_ns)
+                    self.clock_ns = next_tick_ns
+                    next_tick_ns += period
+            if not self._wait(message.log_time_ns):
+                return False
+            self._publish(message.topic, message.data)
+            self.counts[message.topic] += 1
+            if self.recorded_clock and message.topic == self.config.clock_topic:
+                self.clock_ns = cdr_stamp_ns(message.data)
+        return True
+
+    def run(self) -> None:
+        """Play until the end (again and again with ``loop``) or ``stop()``."""
+        while self._play_once() and self.config.loop and not self._stop.is_set():
+            self._rebase = True
+        self.state = 'stopped' if self._stop.is_set() else 'done'

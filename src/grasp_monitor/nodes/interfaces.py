@@ -129,15 +129,16 @@ def declared_matches(declared, found: tuple[str, str, str], name: str,
                      namespace: str) -> list[Endpoint]:
     """Return the declarations that an endpoint ``found`` in the graph is an instance of."""
     kind, topic, interface = found
-    return [d for d in declared if d.kind == kind and d.interface in (interface, '*')
-            and d.pattern(namespace, name).match(topic)]
+    matches = [d for d in declared if d.kind == kind and d.interface in (interface, '*')
+               and d.pattern(namespace, name).match(topic)]
+    return sorted(matches, key=lambda d: d.name == '*')  # the named declaration first
 
 
 def compare(declared, found, name: str, namespace: str) -> tuple[list, list]:
     """Return (declared but not found, found but not declared) for node ``namespace/name``."""
     missing = [d for d in declared
                if not any(d in declared_matches(declared, f, name, namespace) for f in found)]
-    extra = sorted(f for f in found if len(declared_matches(declared, f, name, namespace)) != 1)
+    extra = sorted(f for f in found if not declared_matches(declared, f, name, namespace))
     return missing, extra
 
 

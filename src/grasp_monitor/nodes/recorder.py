@@ -15,7 +15,7 @@ from grasp_monitor.nodes.interfaces import diagnostics, subscribes
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.recorder_parameters import PARAMETERS
 from grasp_monitor.recording import McapRecordingWriter, offered_qos, split_type, \
-    TopicSelection
+    TopicQos, TopicSelection
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -32,6 +32,16 @@ def message_class(type_name: str) -> type:
         return getattr(importlib.import_module(f'{package}.msg'), name)
     except (ImportError, AttributeError) as error:
         raise ConfigError(f'message type {type_name} is not installed: {error}') from error
+
+
+def qos_profile(qos: TopicQos, depth: int) -> QoSProfile:
+    """Return the rclpy profile of a topic's QoS, keeping the last ``depth`` messages."""
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST, depth=depth,
+        reliability=ReliabilityPolicy.RELIABLE if qos.reliable
+        else ReliabilityPolicy.BEST_EFFORT,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL if qos.transient_local
+        else DurabilityPolicy.VOLATILE)
 
 
 def resolved(node: Node, names: list[str]) -> tuple[str, ...]:
@@ -95,7 +105,7 @@ class RecorderNode(Node):
             qos = offered_qos(
                 [i.qos_profile.reliability == ReliabilityPolicy.RELIABLE for i in publishers],
                 [i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
-                 for i in publishers], self.depth)
+                 for i in publishers], self.depth)  # discovery does not carry depths
             try:
                 msg_type = message_class(types[0])
                 with self.lock:
@@ -106,13 +116,7 @@ class RecorderNode(Node):
             self.skipped.pop(topic, None)
             self.subscriptions_by_topic[topic] = self.create_subscription(
                 msg_type, topic, lambda data, topic=topic: self._write(topic, data),
-                QoSProfile(
-                    history=HistoryPolicy.KEEP_LAST, depth=qos.depth,
-                    reliability=ReliabilityPolicy.RELIABLE if qos.reliable
-                    else ReliabilityPolicy.BEST_EFFORT,
-                    durability=DurabilityPolicy.TRANSIENT_LOCAL if qos.transient_local
-                    else DurabilityPolicy.VOLATILE),
-                callback_group=self.group, raw=True)
+                qos_profile(qos, qos.depth), callback_group=self.group, raw=True)
             self.get_logger().info(f'recording {topic} ({types[0]})')
 
     def _write(self, topic: str, data: bytes) -> None:
