@@ -45,7 +45,9 @@ def rig(latency_s=0.0, double=None, **overrides):
     """Return (servos, double, clock) on a fake clock, two joints on ids 11 and 12."""
     clock = FakeClock()
     double = TransportDouble(DoubleConfig(ids=IDS, **(double or {})), latency_s, clock)
-    config = MoteusConfig(**({'joints': JOINTS, 'ids': IDS} | overrides))
+    # The reply timeout is wall time (asyncio), not the fake clock: one period (5 ms) is
+    # missed on a loaded machine, and a missed cycle sends queries the test did not expect.
+    config = MoteusConfig(**({'joints': JOINTS, 'ids': IDS, 'reply_timeout_s': 1.0} | overrides))
     return MoteusServos(config, transport=moteus.Transport(double), clock=clock), double, clock
 
 
@@ -393,7 +395,8 @@ def test_a_transport_that_cannot_open_fails_start_in_the_callers_thread():
 def test_each_controller_is_routed_to_the_device_of_its_bus():
     clock = FakeClock()
     bus_1, bus_2 = (TransportDouble(DoubleConfig(ids=(i,)), clock=clock) for i in IDS)
-    config = MoteusConfig(JOINTS, IDS, buses=(1, 2), fdcanusb_paths=('/dev/a', '/dev/b'))
+    config = MoteusConfig(JOINTS, IDS, buses=(1, 2), fdcanusb_paths=('/dev/a', '/dev/b'),
+                          reply_timeout_s=1.0)
     servos = MoteusServos(config, transport=routed_transport(config, [bus_1, bus_2]),
                           clock=clock)
     bus_1.set_state(11, 0.5)
