@@ -1,0 +1,73 @@
+"""``grasp-monitor demo --headless`` end to end: the whole graph as processes, as users run it."""
+
+import json
+import subprocess
+import sys
+
+import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
+from grasp_monitor.demo import recorder_available
+import pytest
+
+pytestmark = pytest.mark.graph
+
+#: Seven criteria of weight 1. Without a grasp, object COG, grasp time and final position
+#: are 0 (REFERENCE.md section 2), so the total cannot exceed 4: above 4 means a grasp.
+#: The held pick measures 4.94-4.98 (time 1, contacting links 1, object COG 0.99, instant
+#: force 0.8, grasp time 0.77-0.80, final position 0.31: the lift moves the object 0.2 m
+#: after the grasp, which fires while it still rests on the table; force 0.07).
+REWARD_FLOOR = 4.0
+
+
+@pytest.fixture(scope='module')
+def demo(tmp_path_factory):
+    """Run the demo once on the default scenario; yield its exit, output and summary."""
+    output = tmp_path_factory.mktemp('demo')
+    process = subprocess.run(
+        [sys.executable, '-m', 'grasp_monitor.cli', 'demo', '--headless',
+         '--output-dir', str(output)],
+        capture_output=True, text=True, timeout=115)
+    summary = json.loads((output / 'summary.json').read_text())
+    return process, summary, output
+
+
+def test_the_demo_exits_cleanly_and_prints_the_results_table(demo):
+    process, summary, output = demo
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
+    assert summary['failures'] == []
+    for line in ('events', 'criteria', 'total reward', 'energy peak', str(output)):
+        assert line in process.stdout
+    # headless: plain lines, never the terminal's cursor codes
+    assert '\x1b[' not in process.stdout
+
+
+def test_the_pick_fires_contact_then_grasp_and_holds(demo):
+    _, summary, _ = demo
+    fired = summary['fired']
+    assert fired.index('contact') < fired.index('grasp') < fired.index('stop_external_force')
+    assert 'slip_out' not in fired and 'contact_timeout' not in fired
+    assert summary['reward'] > REWARD_FLOOR, summary['criteria']
+    assert summary['energy_peak_j'] > 0.0
+    assert set(summary['criteria']) == {
+        'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
+        'grasp_time', 'final_position'}
+
+
+def test_the_summary_figure_is_a_png(demo):
+    _, summary, output = demo
+    assert summary['png_path'] == str(output / 'summary.png')
+    data = (output / 'summary.png').read_bytes()
+    assert data[:8] == b'\x89PNG\r\n\x1a\n' and len(data) > 20_000
+
+
+@pytest.mark.skipif(not recorder_available(), reason='the recorder node is not installed')
+def test_the_mcap_reads_back_with_every_published_message(demo):
+    from grasp_monitor.recording import message_counts
+    _, summary, output = demo
+    counts = message_counts(output / 'demo.mcap')
+    checked = [c for c in summary['counts'] if c['published'] is not None]
+    # the simulator's streams, the monitor's events, the metrics' energy and reward
+    assert {'/clock', '/joint_states', '/tactile/finger_left', '/ground_truth/object',
+            '/grasp_monitor/events', '/grasp_metrics/energy'} <= {c['topic'] for c in checked}
+    for count in checked:
+        recorded = counts.get(count['topic'], counts.get(count['topic'].lstrip('/'), 0))
+        assert recorded == count['published'] > 0, count
