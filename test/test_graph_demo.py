@@ -23,9 +23,9 @@ def demo(tmp_path_factory):
     """Run the demo once on the default scenario; yield its exit, output and summary."""
     output = tmp_path_factory.mktemp('demo')
     process = subprocess.run(
-        [sys.executable, '-m', 'grasp_monitor.cli', 'demo', '--headless',
+        [sys.executable, '-m', 'grasp_monitor.cli', 'demo', '--headless', '--timeout', '70',
          '--output-dir', str(output)],
-        capture_output=True, text=True, timeout=115)
+        capture_output=True, text=True, timeout=115)  # the whole demo, start to PNG
     summary = json.loads((output / 'summary.json').read_text())
     return process, summary, output
 

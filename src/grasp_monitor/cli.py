@@ -182,8 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument('--duration', type=float,
                       help='end the trial after this many simulated seconds (default: '
                       'pick_lift until the monitor ends it, other scenarios 10)')
-    demo.add_argument('--timeout', type=float, default=60.0,
-                      help='wall-clock limit of the trial, s (default 60)')
+    demo.add_argument('--timeout', type=float, default=120.0,
+                      help='wall-clock limit of the trial, s (default 120)')
     demo.add_argument('--params-file', type=Path,
                       help='ROS parameter file (default: config/<scenario>.yaml)')
     demo.add_argument('--output-dir', default='results/demo',

@@ -90,7 +90,7 @@ class DemoOptions:
     output_dir: Path = Path('results/demo')
     headless: bool = False
     duration_s: float | None = None
-    timeout_s: float = 60.0
+    timeout_s: float = 120.0
     startup_timeout_s: float = 60.0
     grace_s: float = 10.0
     params_file: Path | None = None
@@ -179,6 +179,7 @@ class NodeProcess:
         self.name = name
         self.log_path = log_path
         self._log = log_path.open('w')
+        self.waited = False
         self.popen = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self._log,
                                       stderr=subprocess.STDOUT, env=env, process_group=0)
         self.stopping = False
@@ -232,18 +233,32 @@ class ProcessGroup:
 
     def stop(self, processes: list[NodeProcess], grace_s: float) -> list[str]:
         """SIGINT ``processes``, wait, SIGKILL after ``grace_s``; return their failures."""
+        return self.interrupt(processes) + self.wait(processes, grace_s)
+
+    @staticmethod
+    def interrupt(processes: list[NodeProcess]) -> list[str]:
+        """SIGINT each process still running; return a failure for each that had exited."""
         failures = []
         for process in processes:
-            if process.alive() and not process.stopping:
-                process.stopping = True
+            if process.stopping:
+                continue
+            process.stopping = True
+            if process.alive():
                 process.signal(signal.SIGINT)
-            elif not process.stopping:
-                process.stopping = True
+            else:
                 failures.append(f'{process.name} exited with status {process.popen.returncode}'
                                 f' before it was stopped; {process.log_path} ends:\n'
                                 f'{process.tail()}')
+        return failures
+
+    @staticmethod
+    def wait(processes: list[NodeProcess], grace_s: float) -> list[str]:
+        """Wait for interrupted processes, SIGKILL after ``grace_s``; return their failures."""
+        failures = []
         deadline = time.monotonic() + grace_s
         for process in processes:
+            if process.waited:
+                continue
             try:
                 status = process.popen.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -251,11 +266,11 @@ class ProcessGroup:
                 process.popen.wait()
                 failures.append(f'{process.name} did not stop within {grace_s:g} s of SIGINT '
                                 f'and was killed; {process.log_path} ends:\n{process.tail()}')
-                continue
-            if status != 0 and not any(f.startswith(f'{process.name} ') for f in failures):
-                failures.append(f'{process.name} exited with status {status}; '
-                                f'{process.log_path} ends:\n{process.tail()}')
-        for process in processes:
+            else:
+                if status != 0:
+                    failures.append(f'{process.name} exited with status {status}; '
+                                    f'{process.log_path} ends:\n{process.tail()}')
+            process.waited = True
             process.close()
         return failures
 
@@ -310,7 +325,9 @@ class Watcher:
 
         from grasp_monitor.nodes.common import sensor_qos
         from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
-        node, qos = self.node, sensor_qos(False, 10)
+        # QoS as published (reliable, volatile); a deep reader queue, because a Python
+        # reader on a busy machine otherwise drops 500 Hz samples it has not yet taken
+        node, qos = self.node, sensor_qos(False, 1000)
         # /clock and ground_truth/* are left to the recorder: joint_states carry the time
         node.create_subscription(JointState, 'joint_states', self._on_joints, qos)
         for pad in self.plan.pads:
@@ -512,7 +529,6 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
               f'ROS_DOMAIN_ID {env["ROS_DOMAIN_ID"]}; output {output}')
     result = DemoResult(plan.scenario, mode, logs_dir=str(logs))
     graph = ProcessGroup(plan.params_file, logs, env)
-    recorder: NodeProcess | None = None
     watcher: Watcher | None = None
     try:
         view.note(f'starting {", ".join(plan.nodes)}' + (
@@ -522,23 +538,25 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
             extra = {'event_log': output / 'events.jsonl'} if name == 'grasp_monitor' else {}
             graph.start(name, use_sim_time='true', **extra)
         watcher = Watcher(plan)
-        recorder = _run_trial(options, plan, graph, watcher, view, result, duration_s)
+        _run_trial(options, plan, graph, watcher, view, result, duration_s)
     except DemoError as error:
         result.failures.append(str(error))
     except KeyboardInterrupt:
         result.failures.append('interrupted')
     finally:
+        view.note('stopping the nodes')
         result.failures += graph.died()
         # the recorder last, so it sees every publisher go
-        result.failures += graph.stop([p for p in graph.processes if p is not recorder],
-                                      options.grace_s)
-        if recorder is not None and not recorder.stopping:
-            result.failures += graph.stop([recorder], options.grace_s)
+        nodes = [p for p in graph.processes if p.name != RECORDER]
+        result.failures += graph.interrupt(nodes)
         if watcher is not None:
             series = watcher.snapshot(lambda seen: seen.series)
             watcher.close()
-    if watcher is not None and result.events:
-        result.png_path = str(plot_summary(result, series, output / 'summary.png'))
+            if result.events:  # drawn while the nodes shut down
+                result.png_path = str(plot_summary(result, series, output / 'summary.png'))
+        result.failures += graph.wait(nodes, options.grace_s)
+        rest = [p for p in graph.processes if p.name == RECORDER]
+        result.failures += graph.stop(rest, options.grace_s)
     json_path = write_json(result, output / 'summary.json')
     view.note('done')
     print(results_table(result) + f'\nsummary    {json_path}', file=stream, flush=True)
@@ -549,7 +567,7 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
 
 def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watcher: Watcher,
                view: LiveView, result: DemoResult,
-               duration_s: float | None) -> NodeProcess | None:
+               duration_s: float | None) -> None:
     """Bring the graph to a paused start, record and run the trial, then pause again."""
     def alive() -> None:
         if graph.died():
@@ -617,14 +635,14 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     # the reward comes with the trial's end; the criteria with the next diagnostics
     watcher.wait(lambda seen: seen.reward, 10.0, alive)
     criteria_seq = watcher.snapshot(lambda seen: seen.criteria_seq)
-    watcher.wait(lambda seen: seen.criteria_seq > criteria_seq, 5.0, alive)
+    watcher.wait(lambda seen: seen.criteria_seq > criteria_seq, 15.0, alive)
     watcher.pause(True)
     last_ticks = _paused_ticks(watcher, alive)
     expected = {topic: last_ticks // every - first_ticks // every
                 for topic, every in plan.published_per_tick().items()}
     # the demo's subscriptions have drained what was published before the pause
     watcher.wait(lambda seen: all(seen.counts[t] >= n for t, n in expected.items()
-                                  if t.startswith(SUBSCRIBED)), 10.0, alive)
+                                  if t.startswith(SUBSCRIBED)), 5.0, alive)
     seen = watcher.snapshot(lambda seen: (Counter(seen.counts), dict(seen.criteria),
                                           list(seen.reward), list(seen.energy_j)))
     counts, criteria, rewards, energy = seen
@@ -640,6 +658,8 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
         sources[topic] = 'the demo received'
     recorded: dict[str, int] = {}
     if recorder is not None:
+        view.note(f'simulator paused after {last_ticks - first_ticks} ticks; stopping the '
+                  'recorder')
         result.failures += graph.stop([recorder], options.grace_s)
         from grasp_monitor.recording import message_counts
         try:
@@ -651,7 +671,6 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
         result.counts.append(TopicCount(
             topic, recorded.get(topic, 0) if recorder is not None else None,
             expected.get(topic), sources.get(topic, ''), counts.get(topic)))
-    return recorder
 
 
 def _paused_ticks(watcher: Watcher, alive: Callable[[], None]) -> int:
