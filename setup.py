@@ -21,7 +21,7 @@ setup(
         (f'share/{PACKAGE}/config', glob.glob('config/*')),
     ],
     install_requires=['setuptools', 'numpy', 'scipy', 'mujoco>=3.2', 'trimesh', 'transforms3d',
-                      'moteus>=1.1', 'matplotlib', 'mcap>=1.2'],
+                      'moteus>=1.1', 'matplotlib', 'mcap>=1.2', 'PyYAML'],
     extras_require={'test': ['pytest']},
     zip_safe=True,
     maintainer='grasp_monitor maintainers',
@@ -38,6 +38,7 @@ setup(
             'grasp_metrics = grasp_monitor.nodes.grasp_metrics:main',
             'moteus_servos = grasp_monitor.nodes.moteus_servos:main',
             'tactile_adapter = grasp_monitor.nodes.tactile_adapter:main',
+            'recorder = grasp_monitor.nodes.recorder:main',
         ],
     },
 )

@@ -1,0 +1,149 @@
+"""The ``recorder`` node: every topic of the graph, as it travelled, into an MCAP file."""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import sys
+import threading
+
+from diagnostic_msgs.msg import DiagnosticArray
+from grasp_monitor import conversions
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.nodes.common import run_node
+from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.recorder_parameters import PARAMETERS
+from grasp_monitor.recording import McapRecordingWriter, offered_qos, split_type, \
+    TopicSelection
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+
+def message_class(type_name: str) -> type:
+    """Return the Python class of a message type ``pkg/msg/Name``.
+
+    Raises:
+        ConfigError: the type's package is not installed.
+    """
+    package, name = split_type(type_name)
+    try:
+        return getattr(importlib.import_module(f'{package}.msg'), name)
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(f'message type {type_name} is not installed: {error}') from error
+
+
+def resolved(node: Node, names: list[str]) -> tuple[str, ...]:
+    """Resolve topic names against the node's namespace ('' entries are dropped)."""
+    return tuple(node.resolve_topic_name(name) for name in names if name)
+
+
+class RecorderNode(Node):
+    """Record topics to an MCAP file (``ros2`` profile, CDR as received, ``ros2msg`` schemas).
+
+    Parameters: see ``recorder_parameters.PARAMETERS`` (path, topics, exclude, depth,
+    compression, discovery_period).
+    Subscribes: every selected topic, raw, with the reliability and durability its
+    publishers offer (re-discovered every ``discovery_period``).
+    Publishes: ``/diagnostics`` (1 Hz: messages per topic, topics skipped).
+    Log time is the receive time on the node clock; publish time the header stamp.
+    The file is finished (summary, indexes, footer) when the node is destroyed.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__('recorder', **kwargs)
+        p = declare(self, PARAMETERS)
+        self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
+        self.selection = TopicSelection(resolved(self, p['topics']),
+                                        resolved(self, p['exclude']))
+        self.depth = p['depth']
+        path = p['path'] or datetime.datetime.now(datetime.timezone.utc).strftime(
+            'recording_%Y%m%d_%H%M%S.mcap')
+        self.writer = McapRecordingWriter(path, p['compression'])
+        self.lock = threading.Lock()  # the writer against the final close
+        self.skipped: dict[str, str] = {}
+        self.group = MutuallyExclusiveCallbackGroup()
+        self.subscriptions_by_topic: dict[str, object] = {}
+        self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.create_timer(p['discovery_period'], self._discover, callback_group=self.group)
+        self.create_timer(1.0, self._publish_diagnostics, callback_group=self.group)
+        self.get_logger().info(f'recording to {self.writer.path}')
+        self._discover()
+
+    def _skip(self, topic: str, reason: str) -> None:
+        if self.skipped.get(topic) != reason:
+            self.skipped[topic] = reason
+            self.get_logger().warning(f'not recording {topic}: {reason}')
+
+    def _discover(self) -> None:
+        for topic, types in self.get_topic_names_and_types():
+            if topic in self.subscriptions_by_topic or not self.selection.wants(topic):
+                continue
+            if len(types) != 1:
+                self._skip(topic, f'several types: {", ".join(types)}')
+                continue
+            publishers = self.get_publishers_info_by_topic(topic)
+            if not publishers:
+                continue  # only subscribers so far: nothing to record
+            qos = offered_qos(
+                [i.qos_profile.reliability == ReliabilityPolicy.RELIABLE for i in publishers],
+                [i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+                 for i in publishers], self.depth)
+            try:
+                msg_type = message_class(types[0])
+                with self.lock:
+                    self.writer.add_topic(topic, types[0], qos)
+            except ConfigError as error:
+                self._skip(topic, str(error))
+                continue
+            self.skipped.pop(topic, None)
+            self.subscriptions_by_topic[topic] = self.create_subscription(
+                msg_type, topic, lambda data, topic=topic: self._write(topic, data),
+                QoSProfile(
+                    history=HistoryPolicy.KEEP_LAST, depth=qos.depth,
+                    reliability=ReliabilityPolicy.RELIABLE if qos.reliable
+                    else ReliabilityPolicy.BEST_EFFORT,
+                    durability=DurabilityPolicy.TRANSIENT_LOCAL if qos.transient_local
+                    else DurabilityPolicy.VOLATILE),
+                callback_group=self.group, raw=True)
+            self.get_logger().info(f'recording {topic} ({types[0]})')
+
+    def _write(self, topic: str, data: bytes) -> None:
+        with self.lock:
+            if not self.writer.closed:
+                self.writer.write(topic, data, self.get_clock().now().nanoseconds)
+
+    def _publish_diagnostics(self) -> None:
+        counts = dict(self.writer.counts)
+        values: dict[str, object] = {'path': self.writer.path, 'topics': len(counts),
+                                     'messages': sum(counts.values())}
+        values.update({f'messages.{topic}': n for topic, n in sorted(counts.items())})
+        values.update({f'skipped.{topic}': why for topic, why in sorted(self.skipped.items())})
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = [conversions.diagnostic_status(
+            f'{self.get_fully_qualified_name()}: recording',
+            'WARN' if self.skipped else 'OK',
+            f'{values["messages"]} messages on {len(counts)} topics', values)]
+        self.diag_pub.publish(msg)
+
+    def close(self) -> None:
+        """Finish the file; later messages are dropped."""
+        with self.lock:
+            self.writer.close()
+
+    def destroy_node(self) -> None:
+        """Finish the file before the node goes."""
+        self.close()
+        self.get_logger().info(
+            f'wrote {sum(self.writer.counts.values())} messages to {self.writer.path}')
+        super().destroy_node()
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node until SIGINT or SIGTERM, then finish the file and exit 0."""
+    return run_node(RecorderNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The recorder node over real rclpy: raw CDR in, a standard ros2 MCAP out."""
+
+import os
+import signal
+import subprocess
+import sys
+
+from conftest import NAMESPACE, wait_for
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from grasp_monitor import conversions
+from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from grasp_monitor.nodes.recorder import RecorderNode
+from grasp_monitor.recording import message_counts, read_topics, TopicQos
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState, PointCloud2
+
+
+def decoded(path):
+    """Every message of ``path`` by topic, decoded by mcap_ros2 (not by our reader)."""
+    by_topic = {}
+    with open(path, 'rb') as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        for _, channel, message, ros_msg in reader.iter_decoded_messages():
+            by_topic.setdefault(channel.topic, []).append((message, ros_msg))
+    return by_topic
+
+
+def test_records_reliable_best_effort_and_transient_local_topics_as_sent(ros, tmp_path):
+    client = ros.client()
+    # published before the recorder exists: only transient local brings it in
+    events_pub = client.create_publisher(DiagnosticStatus, 'grasp_monitor/events', EVENTS_QOS)
+    events_pub.publish(DiagnosticStatus(name='trial_start', values=[
+        KeyValue(key='trial', value='1')]))
+    joints_pub = client.create_publisher(JointState, 'joint_states', 10)
+    cloud_pub = client.create_publisher(
+        PointCloud2, 'tactile/left', QoSProfile(depth=10,
+                                                reliability=ReliabilityPolicy.BEST_EFFORT))
+    path = tmp_path / 'trial.mcap'
+    recorder = ros.add(RecorderNode(context=ros.context, parameter_overrides=[
+        Parameter('path', value=str(path)),
+        Parameter('exclude', value=['/rosout', '/parameter_events'])]))
+    assert wait_for(lambda: joints_pub.get_subscription_count() and
+                    cloud_pub.get_subscription_count() and
+                    recorder.writer.counts[f'{NAMESPACE}/grasp_monitor/events'] == 1)
+    diagnostics = []
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+    sent = []
+    for i in range(50):
+        msg = JointState(name=['lift'], position=[0.001 * i], velocity=[float(i)],
+                         effort=[-1.0])
+        msg.header.stamp = conversions.time_to_msg(10.0 + 0.002 * i)
+        joints_pub.publish(msg)
+        sent.append(msg)
+    cloud = conversions.tactile_cloud_to_msg([[0.0, 0.0, 0.01]], [[0.0, 0.0, 2.5]], 'left',
+                                             10.5)
+    assert wait_for(lambda: cloud_pub.publish(cloud) or
+                    recorder.writer.counts[f'{NAMESPACE}/tactile/left'] > 0)
+    assert wait_for(lambda: recorder.writer.counts[f'{NAMESPACE}/joint_states'] == 50)
+
+    def counted():
+        for array in diagnostics:
+            for status in array.status:
+                values = {kv.key: kv.value for kv in status.values}
+                if status.name.endswith('recorder: recording') and \
+                        values.get(f'messages.{NAMESPACE}/joint_states') == '50':
+                    return values
+        return None
+
+    assert wait_for(counted, timeout_s=5.0)
+    recorder.close()
+
+    counts = message_counts(path)
+    assert counts[f'{NAMESPACE}/joint_states'] == 50
+    assert counts[f'{NAMESPACE}/grasp_monitor/events'] == 1
+    assert '/rosout' not in counts and '/parameter_events' not in counts
+    topics = read_topics(path)
+    assert topics[f'{NAMESPACE}/grasp_monitor/events'].qos == TopicQos(True, True, 1000)
+    assert topics[f'{NAMESPACE}/tactile/left'].qos.reliable is False
+    by_topic = decoded(path)
+    joints = by_topic[f'{NAMESPACE}/joint_states']
+    assert [list(m.position) for _, m in joints] == [list(s.position) for s in sent]
+    assert [m.header.stamp.nanosec for _, m in joints] == [s.header.stamp.nanosec for s in sent]
+    # publish time is the header stamp; log time the (later) receive time
+    assert [r.publish_time for r, _ in joints] == \
+        [10_000_000_000 + 2_000_000 * i for i in range(50)]
+    assert all(r.log_time > 10**18 for r, _ in joints)
+    (_, event), = by_topic[f'{NAMESPACE}/grasp_monitor/events']
+    assert event.name == 'trial_start' and event.values[0].value == '1'
+    _, first_cloud = by_topic[f'{NAMESPACE}/tactile/left'][0]
+    assert [f.name for f in first_cloud.fields] == ['x', 'y', 'z', 'fx', 'fy', 'fz']
+    assert bytes(first_cloud.data) == bytes(cloud.data)
+
+
+def recorder_process(tmp_path, path, *params):
+    args = [sys.executable, '-m', 'grasp_monitor.nodes.recorder', '--ros-args',
+            '-r', f'__ns:={NAMESPACE}', '-p', f'path:={path}', *params]
+    return subprocess.Popen(args, env=os.environ.copy(), stdout=subprocess.DEVNULL,
+                            stderr=(tmp_path / 'recorder.log').open('w'))
+
+
+def test_sigterm_finishes_the_file_and_exits_0(ros, tmp_path):
+    path = tmp_path / 'signalled.mcap'
+    process = recorder_process(tmp_path, path, '-p', 'topics:=[joint_states]')
+    try:
+        client = ros.client()
+        joints_pub = client.create_publisher(JointState, 'joint_states', 10)
+        assert wait_for(lambda: joints_pub.get_subscription_count() > 0, timeout_s=30.0)
+        diagnostics = []
+        client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+        for i in range(20):
+            joints_pub.publish(JointState(name=['lift'], position=[float(i)]))
+
+        def recorded():
+            return any(kv.key == f'messages.{NAMESPACE}/joint_states' and kv.value == '20'
+                       for array in diagnostics for status in array.status
+                       for kv in status.values)
+
+        assert wait_for(recorded, timeout_s=10.0)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert message_counts(path) == {f'{NAMESPACE}/joint_states': 20}
+    assert list(read_topics(path)) == [f'{NAMESPACE}/joint_states']  # it has a summary
+
+
+def test_an_unwritable_path_stops_the_recorder_with_status_2(tmp_path):
+    process = recorder_process(tmp_path, tmp_path / 'missing' / 'x.mcap')
+    assert process.wait(timeout=30) == 2
+    assert 'cannot write the recording' in (tmp_path / 'recorder.log').read_text()
