@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
-from grasp_monitor.demo import recorder_available
 import pytest
 
 pytestmark = pytest.mark.graph
@@ -59,15 +58,22 @@ def test_the_summary_figure_is_a_png(demo):
     assert data[:8] == b'\x89PNG\r\n\x1a\n' and len(data) > 20_000
 
 
-@pytest.mark.skipif(not recorder_available(), reason='the recorder node is not installed')
 def test_the_mcap_reads_back_with_every_published_message(demo):
-    from grasp_monitor.recording import message_counts
+    from diagnostic_msgs.msg import DiagnosticStatus
+    from grasp_monitor.recording import message_counts, read_messages, read_topics
+    from rclpy.serialization import deserialize_message
     _, summary, output = demo
-    counts = message_counts(output / 'demo.mcap')
+    mcap = output / 'demo.mcap'
+    assert summary['mcap_path'] == str(mcap)
+    counts = message_counts(mcap)
     checked = [c for c in summary['counts'] if c['published'] is not None]
     # the simulator's streams, the monitor's events, the metrics' energy and reward
     assert {'/clock', '/joint_states', '/tactile/finger_left', '/ground_truth/object',
             '/grasp_monitor/events', '/grasp_metrics/energy'} <= {c['topic'] for c in checked}
     for count in checked:
-        recorded = counts.get(count['topic'], counts.get(count['topic'].lstrip('/'), 0))
-        assert recorded == count['published'] > 0, count
+        assert counts.get(count['topic'], 0) == count['published'] > 0, count
+    # the file decodes: the recorded events are the trial's, in order
+    assert read_topics(mcap)['/joint_states'].type_name == 'sensor_msgs/msg/JointState'
+    recorded = [deserialize_message(m.data, DiagnosticStatus).name
+                for m in read_messages(mcap, ['/grasp_monitor/events'])]
+    assert recorded == [e['type'] for e in summary['events']]

@@ -584,6 +584,8 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     # the simulator's diagnostics carry its tick count: the window's bounds
     watcher.pause(True)
     watcher.call(watcher.trigger['mujoco_sim/reset'], watcher.Trigger.Request())
+    view.note('graph up; simulator paused and reset' + (
+        f'; starting the {RECORDER}' if recorder_available() else ''))
     recorder = None
     mcap = options.output_dir / 'demo.mcap'
     if recorder_available():
