@@ -41,8 +41,6 @@ import yaml
 GRAPH_NODES = ('mujoco_sim', 'grasp_monitor', 'grasp_metrics', 'grasp_controller')
 #: The recorder node (branch ``record``): parameter ``path``, MCAP finished on SIGINT.
 RECORDER = 'recorder'
-#: Simulator topics the demo subscribes to itself (the recorder takes every topic).
-SUBSCRIBED = ('/joint_states', '/tactile/')
 #: pick_lift's lift axis, drawn beside the fingers.
 LIFT_JOINT = 'lift'
 #: Simulated seconds a monitoring trial (a scenario without a controller) lasts.
@@ -180,6 +178,7 @@ class NodeProcess:
         self.log_path = log_path
         self._log = log_path.open('w')
         self.waited = False
+        self.reported = False  # a failure of this process is said once
         self.popen = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self._log,
                                       stderr=subprocess.STDOUT, env=env, process_group=0)
         self.stopping = False
@@ -227,9 +226,8 @@ class ProcessGroup:
 
     def died(self) -> list[str]:
         """Return a failure for each process that exited before it was asked to."""
-        return [f'{p.name} exited with status {p.popen.returncode} before the demo ended; '
-                f'{p.log_path} ends:\n{p.tail()}'
-                for p in self.processes if not p.stopping and not p.alive()]
+        return [_failure(p, f'exited with status {p.popen.returncode} before it was stopped')
+                for p in self.processes if not p.stopping and not p.reported and not p.alive()]
 
     def stop(self, processes: list[NodeProcess], grace_s: float) -> list[str]:
         """SIGINT ``processes``, wait, SIGKILL after ``grace_s``; return their failures."""
@@ -245,10 +243,10 @@ class ProcessGroup:
             process.stopping = True
             if process.alive():
                 process.signal(signal.SIGINT)
-            else:
-                failures.append(f'{process.name} exited with status {process.popen.returncode}'
-                                f' before it was stopped; {process.log_path} ends:\n'
-                                f'{process.tail()}')
+            elif not process.reported:
+                failures.append(_failure(
+                    process, f'exited with status {process.popen.returncode} before it was '
+                    'stopped'))
         return failures
 
     @staticmethod
@@ -264,15 +262,21 @@ class ProcessGroup:
             except subprocess.TimeoutExpired:
                 process.signal(signal.SIGKILL)
                 process.popen.wait()
-                failures.append(f'{process.name} did not stop within {grace_s:g} s of SIGINT '
-                                f'and was killed; {process.log_path} ends:\n{process.tail()}')
+                failures.append(_failure(
+                    process, f'did not stop within {grace_s:g} s of SIGINT and was killed'))
             else:
-                if status != 0:
-                    failures.append(f'{process.name} exited with status {status}; '
-                                    f'{process.log_path} ends:\n{process.tail()}')
+                # -SIGINT: interrupted while still importing, before it could handle it
+                if status not in (0, -signal.SIGINT) and not process.reported:
+                    failures.append(_failure(process, f'exited with status {status}'))
             process.waited = True
             process.close()
         return failures
+
+
+def _failure(process: NodeProcess, what: str) -> str:
+    """Say once what went wrong with ``process``, with the end of its log."""
+    process.reported = True
+    return f'{process.name} {what}; {process.log_path} ends:\n{process.tail()}'
 
 
 @dataclass
@@ -289,7 +293,7 @@ class Watched:
     criteria_seq: int = 0
     energy_j: list[float] = field(default_factory=list)
     reward: list[float] = field(default_factory=list)
-    series: Series = field(default_factory=Series)
+    pad_force_n: list[float] = field(default_factory=list)
 
 
 class Watcher:
@@ -299,7 +303,6 @@ class Watcher:
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
 
-        from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
         self.rclpy = rclpy
         self.plan = plan
         self.context = rclpy.Context()
@@ -307,9 +310,7 @@ class Watcher:
         self.node = rclpy.create_node('grasp_monitor_demo', context=self.context)
         self.lock = threading.Lock()
         self.seen = Watched()
-        # the monitor's own definition of a pad's total force
-        self.inputs = MonitorInputs(InputsConfig(
-            plan.pads or ('none',), plan.finger_joints, use_object=False))
+        self.inputs = pad_inputs(plan)
         self._subscribe()
         # one thread: rclpy's multi-threaded executor costs several times more per message
         self.executor = SingleThreadedExecutor(context=self.context)
@@ -325,19 +326,20 @@ class Watcher:
 
         from grasp_monitor.nodes.common import sensor_qos
         from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
-        # QoS as published (reliable, volatile); a deep reader queue, because a Python
-        # reader on a busy machine otherwise drops 500 Hz samples it has not yet taken
-        node, qos = self.node, sensor_qos(False, 1000)
-        # /clock and ground_truth/* are left to the recorder: joint_states carry the time
-        node.create_subscription(JointState, 'joint_states', self._on_joints, qos)
+        # QoS as published (reliable, volatile). The view wants the latest sensor sample
+        # only (a Python reader cannot take 250 Hz streams on a busy machine and would lag);
+        # the figure reads every sample back from the recording. The counted topics get a
+        # deep queue, so a slow moment loses none.
+        node, latest, qos = self.node, sensor_qos(False, 1), sensor_qos(False, 1000)
+        node.create_subscription(JointState, 'joint_states', self._on_joints, latest)
         for pad in self.plan.pads:
             node.create_subscription(PointCloud2, f'tactile/{pad}',
-                                     lambda m, pad=pad: self._on_pad(pad, m), qos)
+                                     lambda m, pad=pad: self._on_pad(pad, m), latest)
         node.create_subscription(DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                                  EVENTS_QOS)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 50)
-        node.create_subscription(Float64, 'grasp_metrics/energy', self._on_energy, 10)
-        node.create_subscription(Float64, 'grasp_metrics/reward', self._on_reward, 10)
+        node.create_subscription(Float64, 'grasp_metrics/energy', self._on_energy, qos)
+        node.create_subscription(Float64, 'grasp_metrics/reward', self._on_reward, qos)
         self.trigger = {name: node.create_client(Trigger, name) for name in (
             'mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop',
             'grasp_controller/start')}
@@ -348,26 +350,12 @@ class Watcher:
         from grasp_monitor import conversions
         stamp_s = conversions.time_from_msg(msg.header.stamp)
         with self.lock:
-            self.seen.counts['/joint_states'] += 1
             self.seen.sim_time_s = stamp_s
-            for name, position in zip(msg.name, msg.position):
-                if name in self.plan.finger_joints:
-                    self.seen.series.joints.setdefault(name, []).append((stamp_s, position))
-                elif name == LIFT_JOINT:
-                    self.seen.series.lift.append((stamp_s, position))
 
     def _on_pad(self, pad: str, msg) -> None:
-        from grasp_monitor.conversions import tactile_cloud_from_msg
-        from grasp_monitor.core.errors import GraspMonitorError
         with self.lock:
-            self.seen.counts[f'/tactile/{pad}'] += 1
-            try:
-                _, forces, stamp_s = tactile_cloud_from_msg(msg)
-            except GraspMonitorError:
-                return  # the monitor logs and counts malformed clouds; the view skips them
-            self.inputs.update_pad(pad, forces, stamp_s)
-            force = float(self.inputs.pad_forces_n()[self.plan.pads.index(pad)])
-            self.seen.series.pad_force.setdefault(pad, []).append((stamp_s, force))
+            if read_pad(self.inputs, pad, msg) is not None:
+                self.seen.pad_force_n = self.inputs.pad_forces_n().tolist()
 
     def _on_event(self, msg) -> None:
         with self.lock:
@@ -392,7 +380,6 @@ class Watcher:
         with self.lock:
             self.seen.counts['/grasp_metrics/energy'] += 1
             self.seen.energy_j.append(msg.data)
-            self.seen.series.energy.append((self.seen.sim_time_s, msg.data))
 
     def _on_reward(self, msg) -> None:
         with self.lock:
@@ -405,10 +392,9 @@ class Watcher:
             return read(self.seen)
 
     def begin_window(self) -> None:
-        """Forget counts and series: the recording window starts now."""
+        """Forget counts and energy: the recording window starts now."""
         with self.lock:
             self.seen.counts.clear()
-            self.seen.series = Series()
             self.seen.energy_j.clear()
 
     def wait(self, predicate: Callable[[Watched], object], timeout_s: float,
@@ -527,9 +513,12 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
     view = LiveView(stream, redraw=not options.headless and stream.isatty())
     view.note(f'grasp-monitor demo: {plan.scenario} ({mode}); parameters {params_file}; '
               f'ROS_DOMAIN_ID {env["ROS_DOMAIN_ID"]}; output {output}')
-    result = DemoResult(plan.scenario, mode, logs_dir=str(logs))
+    result = DemoResult(plan.scenario, mode, logs_dir=str(logs), recording_note='' if
+                        recorder_available() else f'no {RECORDER} node installed')
     graph = ProcessGroup(plan.params_file, logs, env)
     watcher: Watcher | None = None
+    # SIGTERM (a timeout, a CI runner) stops the nodes as Ctrl-C does
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         view.note(f'starting {", ".join(plan.nodes)}' + (
             f' and the {RECORDER}' if recorder_available() else '') + '; logs in ' + str(logs))
@@ -542,7 +531,7 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
     except DemoError as error:
         result.failures.append(str(error))
     except KeyboardInterrupt:
-        result.failures.append('interrupted')
+        result.failures.append('interrupted before the trial ended')
     finally:
         view.note('stopping the nodes')
         result.failures += graph.died()
@@ -550,19 +539,95 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
         nodes = [p for p in graph.processes if p.name != RECORDER]
         result.failures += graph.interrupt(nodes)
         if watcher is not None:
-            series = watcher.snapshot(lambda seen: seen.series)
             watcher.close()
-            if result.events:  # drawn while the nodes shut down
+        if result.mcap_path and result.events:  # drawn while the nodes shut down
+            try:
+                series = series_from_recording(Path(result.mcap_path), plan)
                 result.png_path = str(plot_summary(result, series, output / 'summary.png'))
+            except ConfigError as error:
+                result.failures.append(f'no figure: {error}')
         result.failures += graph.wait(nodes, options.grace_s)
         rest = [p for p in graph.processes if p.name == RECORDER]
         result.failures += graph.stop(rest, options.grace_s)
     json_path = write_json(result, output / 'summary.json')
     view.note('done')
-    print(results_table(result) + f'\nsummary    {json_path}', file=stream, flush=True)
+    print(results_table(result) + f'\nresults    {json_path}', file=stream, flush=True)
     if result.failures:
         print('grasp-monitor demo failed:\n' + '\n'.join(result.failures), file=sys.stderr)
     return 1 if result.failures or not result.counts_match() else 0
+
+
+def pad_inputs(plan: GraphPlan):
+    """Return a MonitorInputs for the plan's pads: the monitor's own total force of a pad."""
+    from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
+    return MonitorInputs(InputsConfig(plan.pads or ('none',), plan.finger_joints,
+                                      use_object=False))
+
+
+def read_pad(inputs, pad: str, msg) -> float | None:
+    """Take a tactile cloud into ``inputs``; return its stamp, s (None: malformed, skipped)."""
+    from grasp_monitor.conversions import tactile_cloud_from_msg
+    from grasp_monitor.core.errors import GraspMonitorError
+    try:
+        _, forces, stamp_s = tactile_cloud_from_msg(msg)
+    except GraspMonitorError:
+        return None  # the monitor logs and counts malformed clouds; the demo skips them
+    inputs.update_pad(pad, forces, stamp_s)
+    return stamp_s
+
+
+def series_from_recording(path: Path, plan: GraphPlan) -> Series:
+    """Read the figure's time series back from the recording: every sample, as recorded.
+
+    Joint and tactile samples carry their simulated time; the energy (a bare Float64)
+    gets the simulated time of ``/clock`` at the moment the recorder received it.
+
+    Raises:
+        ConfigError: the recording does not read back.
+    """
+    import numpy as np
+    from rclpy.serialization import deserialize_message
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState, PointCloud2
+    from std_msgs.msg import Float64
+
+    from grasp_monitor.conversions import time_from_msg
+    from grasp_monitor.recording import read_messages
+    series = Series()
+    inputs = pad_inputs(plan)
+    pads = {f'/tactile/{pad}': pad for pad in plan.pads}
+    clock: list[tuple[int, float]] = []
+    energy: list[tuple[int, float]] = []
+    for message in read_messages(path, ['/clock', '/joint_states', '/grasp_metrics/energy',
+                                        *pads]):
+        if message.topic == '/clock':
+            clock.append((message.log_time_ns,
+                          time_from_msg(deserialize_message(message.data, Clock).clock)))
+        elif message.topic == '/grasp_metrics/energy':
+            energy.append((message.log_time_ns, deserialize_message(message.data, Float64).data))
+        elif message.topic == '/joint_states':
+            msg = deserialize_message(message.data, JointState)
+            stamp_s = time_from_msg(msg.header.stamp)
+            for name, position in zip(msg.name, msg.position):
+                if name in plan.finger_joints:
+                    series.joints.setdefault(name, []).append((stamp_s, position))
+                elif name == LIFT_JOINT:
+                    series.lift.append((stamp_s, position))
+        else:
+            pad = pads[message.topic]
+            stamp_s = read_pad(inputs, pad, deserialize_message(message.data, PointCloud2))
+            if stamp_s is not None:
+                force = float(inputs.pad_forces_n()[plan.pads.index(pad)])
+                series.pad_force.setdefault(pad, []).append((stamp_s, force))
+    if clock and energy:
+        log_ns, sim_s = np.array(clock).T
+        times = np.interp([t for t, _ in energy], log_ns, sim_s)
+        series.energy = [(float(t), e) for t, (_, e) in zip(times, energy)]
+    return series
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watcher: Watcher,
@@ -570,8 +635,9 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
                duration_s: float | None) -> None:
     """Bring the graph to a paused start, record and run the trial, then pause again."""
     def alive() -> None:
-        if graph.died():
-            raise DemoError('\n'.join(graph.died()))
+        died = graph.died()
+        if died:
+            raise DemoError('\n'.join(died))
 
     deadline = time.monotonic() + options.startup_timeout_s
     for name in ('mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop') + (
@@ -611,8 +677,7 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
         alive()
         events, sim_time_s, phase, forces, energy = watcher.snapshot(lambda seen: (
             list(seen.events), seen.sim_time_s, seen.phase,
-            [s[-1][1] if s else 0.0 for s in (seen.series.pad_force.get(p, [])
-                                              for p in plan.pads)],
+            seen.pad_force_n or [0.0] * len(plan.pads),
             seen.energy_j[-1] if seen.energy_j else None))
         for event in events[shown:]:
             view.event(event)
@@ -642,9 +707,6 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     last_ticks = _paused_ticks(watcher, alive)
     expected = {topic: last_ticks // every - first_ticks // every
                 for topic, every in plan.published_per_tick().items()}
-    # the demo's subscriptions have drained what was published before the pause
-    watcher.wait(lambda seen: all(seen.counts[t] >= n for t, n in expected.items()
-                                  if t.startswith(SUBSCRIBED)), 5.0, alive)
     seen = watcher.snapshot(lambda seen: (Counter(seen.counts), dict(seen.criteria),
                                           list(seen.reward), list(seen.energy_j)))
     counts, criteria, rewards, energy = seen

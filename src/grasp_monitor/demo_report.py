@@ -62,6 +62,7 @@ class DemoResult:
         energy_peak_j: largest energy metric in the trial, J.
         counts: per-topic message counts.
         mcap_path: the recording ('' without one).
+        recording_note: why there is no recording, if there is none.
         png_path: the summary figure.
         logs_dir: where each node's output went.
         failures: what went wrong with the processes or the recording, if anything.
@@ -78,6 +79,7 @@ class DemoResult:
     mcap_path: str = ''
     png_path: str = ''
     logs_dir: str = ''
+    recording_note: str = ''
     failures: list[str] = field(default_factory=list)
 
     def fired(self) -> list[str]:
@@ -139,10 +141,11 @@ def results_table(result: DemoResult) -> str:
                          f' {_count(c.received):>8s}  {check}'
                          + (f' ({c.source})' if c.source else ''))
     else:
-        lines.append('recording  none (no recorder installed)')
-    lines += [f'summary    {result.png_path}', f'node logs  {result.logs_dir}']
-    for failure in result.failures:
-        lines.append(f'FAILED     {failure}')
+        lines.append(f'recording  none ({result.recording_note or "the trial did not run"})')
+    lines += [f'figure     {result.png_path or "none (no events)"}',
+              f'node logs  {result.logs_dir}']
+    for failure in result.failures:  # the first line; standard error has the log's end
+        lines.append(f'FAILED     {failure.splitlines()[0]}')
     return '\n'.join(lines)
 
 
@@ -194,6 +197,7 @@ def plot_summary(result: DemoResult, series: Series, path: Path) -> Path:
         lift_ax = finger_ax.twinx()
         lift_ax.plot(rows[:, 0] - start_s, 1e3 * rows[:, 1], color='grey', linewidth=1.0)
         lift_ax.set_ylabel('lift (mm, grey)', color='grey')
+        finger_ax.plot([], [], color='grey', linewidth=1.0, label='lift (right axis)')
     finger_ax.set_xlabel('simulated time since the trial started (s)')
     drawn: set[str] = set()
     for event in result.events:
@@ -208,7 +212,9 @@ def plot_summary(result: DemoResult, series: Series, path: Path) -> Path:
         drawn.add(kind)
     for ax in (energy_ax, force_ax, finger_ax):
         ax.grid(True, alpha=0.3)
-        ax.legend(loc='upper left', bbox_to_anchor=(1.01, 1.0), fontsize='small')
+        # right of the panel, past the lift axis's labels
+        ax.legend(loc='upper left', bbox_to_anchor=(1.07 if series.lift else 1.01, 1.0),
+                  fontsize='small')
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
