@@ -294,6 +294,7 @@ class Watched:
     energy_j: list[float] = field(default_factory=list)
     reward: list[float] = field(default_factory=list)
     pad_force_n: list[float] = field(default_factory=list)
+    recorded: dict[str, int] = field(default_factory=dict)
 
 
 class Watcher:
@@ -375,6 +376,9 @@ class Watcher:
                 elif status.name.endswith(': criteria'):
                     self.seen.criteria = values
                     self.seen.criteria_seq += 1
+                elif status.name.endswith(': recording'):
+                    self.seen.recorded = {k.partition('.')[2]: int(v) for k, v in
+                                          values.items() if k.startswith('messages.')}
 
     def _on_energy(self, msg) -> None:
         with self.lock:
@@ -722,8 +726,11 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
         sources[topic] = 'the demo received'
     recorded: dict[str, int] = {}
     if recorder is not None:
-        view.note(f'simulator paused after {last_ticks - first_ticks} ticks; stopping the '
-                  'recorder')
+        view.note(f'simulator paused after {last_ticks - first_ticks} ticks; waiting for the '
+                  f'{RECORDER} to write them')
+        # SIGINT drops what its reader queues still hold: wait until it says it wrote all
+        watcher.wait(lambda seen: all(seen.recorded.get(t, 0) >= n for t, n in expected.items()),
+                     30.0, alive)
         result.failures += graph.stop([recorder], options.grace_s)
         from grasp_monitor.recording import message_counts
         try:
