@@ -730,7 +730,7 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
                   f'{RECORDER} to write them')
         # SIGINT drops what its reader queues still hold: wait until it says it wrote all
         watcher.wait(lambda seen: all(seen.recorded.get(t, 0) >= n for t, n in expected.items()),
-                     30.0, alive)
+                     15.0, alive)
         result.failures += graph.stop([recorder], options.grace_s)
         from grasp_monitor.recording import message_counts
         try:
