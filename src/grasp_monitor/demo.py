@@ -106,7 +106,6 @@ class GraphPlan:
         finger_joints: joints drawn as finger positions.
         tracked_bodies: bodies with ``ground_truth/<body>``.
         tactile_every: simulator ticks per tactile cloud.
-        tactile_rate_hz: tactile clouds per simulated second.
     """
 
     params_file: Path
@@ -116,7 +115,6 @@ class GraphPlan:
     finger_joints: tuple[str, ...]
     tracked_bodies: tuple[str, ...]
     tactile_every: int
-    tactile_rate_hz: float
 
     @property
     def has_controller(self) -> bool:
@@ -130,6 +128,7 @@ class GraphPlan:
         Raises:
             ConfigError: the file does not parse or lacks a needed node.
         """
+        from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS as MONITOR
         from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS as SIM
         from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS as TACTILE
         from grasp_monitor.sim.backend import Simulator
@@ -154,13 +153,11 @@ class GraphPlan:
         tactile = {spec.name: spec.default for spec in TACTILE} | {'pads': list(scene.pads)} \
             | given.get('tactile_sensor', {})
         every = max(1, round(1.0 / tick_s / tactile['publish_rate']))  # as tactile_sensor does
-        monitor = given['grasp_monitor']
+        monitor = {spec.name: spec.default for spec in MONITOR} | given['grasp_monitor']
         return cls(
-            Path(params_file), sim['scenario'],
-            tuple(n for n in GRAPH_NODES if n in given),
-            tuple(tactile['pads']) if sim['tactile'] else (),
-            tuple(monitor.get('finger_joints', ('finger_left', 'finger_right'))),
-            tuple(simulator.tracked_bodies), every, 1.0 / (tick_s * every))
+            Path(params_file), sim['scenario'], tuple(n for n in GRAPH_NODES if n in given),
+            tuple(tactile['pads']) if sim['tactile'] else (), tuple(monitor['finger_joints']),
+            tuple(simulator.tracked_bodies), every)
 
     def published_per_tick(self) -> dict[str, int]:
         """Return each simulator topic with the ticks per message."""
