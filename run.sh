@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Set up grasp_monitor in a local virtual environment and run it.
-#   ./run.sh [demo args]   set up, then run the main job (the default scenario)
+#   ./run.sh               set up, then run the demo (grasp-monitor demo, default scenario)
+#   ./run.sh --OPTION ...  set up, then run the demo with these options (--headless, ...)
+#   ./run.sh CMD [args]    set up, then run grasp-monitor CMD (run, demo, benchmark, ...)
 #   ./run.sh test [args]   set up, then build with colcon and run the whole test suite
 # Environment: GRASP_MONITOR_DISTRO=jazzy|kilted (default jazzy), PYTHON (default python3.11).
 set -euo pipefail
@@ -60,5 +62,6 @@ run_tests() {
 case "${1:-}" in
   test) shift; setup; run_tests "$@" ;;
   setup) setup ;;
-  *) setup; exec "$venv/bin/grasp-monitor" "${@:-run}" ;;
+  -*) setup; exec "$venv/bin/grasp-monitor" demo "$@" ;;  # ./run.sh --headless, --scenario ...
+  *) setup; exec "$venv/bin/grasp-monitor" "${@:-demo}" ;;
 esac

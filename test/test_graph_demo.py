@@ -1,0 +1,108 @@
+"""``grasp-monitor demo --headless`` end to end: the whole graph as processes, as users run it."""
+
+import json
+import subprocess
+import sys
+
+import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
+from grasp_monitor.demo import default_params_file
+import pytest
+import yaml
+
+pytestmark = pytest.mark.graph
+
+#: Seven criteria of weight 1. Without a grasp, object COG, grasp time and final position
+#: are 0 (REFERENCE.md section 2), so the total cannot exceed 4: above 4 means a grasp.
+#: The held pick measures 4.9-5.0 (time 1, contacting links 1, object COG 0.99, instant
+#: force 0.8, grasp time 0.74-0.80, final position 0.31-0.4: the lift moves the object
+#: after the grasp, which fires while it still rests on the table; force 0.07).
+REWARD_FLOOR = 4.0
+
+
+def run_demo(output, *args, timeout_s=115):
+    """Run ``grasp-monitor demo --headless`` into ``output``; return the process and summary.
+
+    Past ``timeout_s`` the demo gets SIGTERM, which stops its nodes, and the test fails.
+    """
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'grasp_monitor.cli', 'demo', '--headless', '--timeout', '70',
+         '--output-dir', str(output), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        stdout, stderr = process.communicate(timeout=30)
+        pytest.fail(f'the demo took more than {timeout_s} s:\n{stdout[-3000:]}{stderr[-3000:]}')
+    finished = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    return finished, json.loads((output / 'summary.json').read_text())
+
+
+@pytest.fixture(scope='module')
+def demo(tmp_path_factory):
+    """Run the demo once on the default scenario; yield its exit, output and summary."""
+    output = tmp_path_factory.mktemp('demo')
+    process, summary = run_demo(output)  # the whole demo, start to PNG, within 115 s
+    return process, summary, output
+
+
+def test_the_demo_exits_cleanly_and_prints_the_results_table(demo):
+    process, summary, output = demo
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
+    assert summary['failures'] == []
+    for line in ('events', 'criteria', 'total reward', 'energy peak', str(output)):
+        assert line in process.stdout
+    # headless: plain lines, never the terminal's cursor codes
+    assert '\x1b[' not in process.stdout
+
+
+def test_the_pick_fires_contact_then_grasp_and_holds(demo):
+    _, summary, _ = demo
+    fired = summary['fired']
+    assert fired.index('contact') < fired.index('grasp') < fired.index('stop_external_force')
+    assert 'slip_out' not in fired and 'contact_timeout' not in fired
+    assert summary['reward'] > REWARD_FLOOR, summary['criteria']
+    assert summary['energy_peak_j'] > 0.0
+    assert set(summary['criteria']) == {
+        'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
+        'grasp_time', 'final_position'}
+
+
+def test_the_summary_figure_is_a_png(demo):
+    _, summary, output = demo
+    assert summary['png_path'] == str(output / 'summary.png')
+    data = (output / 'summary.png').read_bytes()
+    assert data[:8] == b'\x89PNG\r\n\x1a\n' and len(data) > 20_000
+
+
+def test_the_mcap_reads_back_with_every_published_message(demo):
+    from diagnostic_msgs.msg import DiagnosticStatus
+    from grasp_monitor.recording import message_counts, read_messages, read_topics
+    from rclpy.serialization import deserialize_message
+    _, summary, output = demo
+    mcap = output / 'demo.mcap'
+    assert summary['mcap_path'] == str(mcap)
+    counts = message_counts(mcap)
+    checked = [c for c in summary['counts'] if c['published'] is not None]
+    # the simulator's streams, the monitor's events, the metrics' energy and reward
+    assert {'/clock', '/joint_states', '/tactile/finger_left', '/ground_truth/object',
+            '/grasp_monitor/events', '/grasp_metrics/energy'} <= {c['topic'] for c in checked}
+    for count in checked:
+        assert counts.get(count['topic'], 0) == count['published'] > 0, count
+    # the file decodes: the recorded events are the trial's, in order
+    assert read_topics(mcap)['/joint_states'].type_name == 'sensor_msgs/msg/JointState'
+    recorded = [deserialize_message(m.data, DiagnosticStatus).name
+                for m in read_messages(mcap, ['/grasp_monitor/events'])]
+    assert recorded == [e['type'] for e in summary['events']]
+
+
+def test_a_node_that_fails_fails_the_demo_saying_which_with_its_log(tmp_path):
+    params = yaml.safe_load(default_params_file('pick_lift').read_text())
+    params['grasp_monitor']['ros__parameters']['contact_force'] = -1.0  # out of its range
+    params_file = tmp_path / 'bad.yaml'
+    params_file.write_text(yaml.safe_dump(params))
+    process, summary = run_demo(tmp_path / 'out', '--params-file', str(params_file))
+    assert process.returncode == 1
+    assert 'grasp_monitor exited with status' in process.stderr
+    assert 'contact_force' in process.stderr  # the end of its log says why
+    assert summary['events'] == [] and summary['failures']
