@@ -41,6 +41,7 @@ from grasp_monitor.core.sensor_layout import LAYOUT_MODES, pad_layout, PadLayout
 from grasp_monitor.core.values import Contacts, GeomShape
 import numpy as np
 import numpy.typing as npt
+from scipy.sparse import csc_array
 from scipy.spatial import cKDTree
 
 #: Touch functions and the number of values each gives per taxel.
@@ -128,11 +129,6 @@ class TactilePad:
         self.noise = NoiseModel(self.config.noise, minimum, math.inf)
         self._taxel_tree = cKDTree(layout.positions_in_body)
         self._grid = _CandidateGrid(layout.positions_in_body, self.spread_radius_m)
-        # Where each candidate's components land in the flattened (N + 1, width)
-        # output; the extra row collects the filler candidates and is dropped.
-        self._scatter = (self._grid.indices[:, None, :] * self.width
-                         + np.arange(self.width)[None, :, None])
-        self._bins = (len(layout) + 1) * self.width
         # Pad membership of geom id g at entry g + 1; entry 0 (id -1) and the last
         # entry (every larger id, by clipping) are False.
         self._is_pad_geom = np.zeros(int(ids.max()) + 3, dtype=bool)
@@ -210,11 +206,94 @@ class TactilePad:
         points_in_pad = (contacts.position_in_world[touching] - np.asarray(position)) @ rotation
         if not np.isfinite(points_in_pad).all():
             raise SimulationError('contact positions or the pad pose are not finite')
-        if self.config.response == 'spread_linear':
-            self._spread_linear(points_in_pad, signal, values)
-        else:
-            self._nearest(points_in_pad, signal, values)
+        self._distribute(points_in_pad, signal, values[None], None)
         return self.noise.apply(values)
+
+    def compute_block(
+        self,
+        sample: npt.ArrayLike,
+        position_in_world: npt.ArrayLike,
+        frame_in_world: npt.ArrayLike,
+        force_in_contact: npt.ArrayLike,
+        position_pad_in_world: npt.ArrayLike,
+        quaternion_pad_in_world: npt.ArrayLike,
+    ) -> np.ndarray:
+        """Return the taxel values of S samples at once: S calls of ``compute`` in one.
+
+        Every contact given touches the pad and is seen from it: its frame's
+        normal points from the pad to the other body and ``force_in_contact``
+        is the force the pad exerts on that body (a MuJoCo contact sensor on
+        the pad body reports contacts so). The same contact seen by
+        ``compute`` with the pad as geom2 has the frame's first two rows and
+        the third force component negated, which gives the same values.
+
+        Args:
+            sample: (K,) which sample (0..S-1) each contact belongs to.
+            position_in_world: (K, 3) contact points, m.
+            frame_in_world: (K, 3, 3) contact frames (normal, tangent1, tangent2).
+            force_in_contact: (K, 3) N, in the contact frame.
+            position_pad_in_world: (S, 3) pad position at each sample, m.
+            quaternion_pad_in_world: (S, 4) pad orientation (w, x, y, z).
+
+        Returns:
+            (S, N, width) values per sample and taxel, noise applied in sample
+            order (a new array); ``total_force_in_pad`` becomes (S, 3),
+            ``value_sum`` (S, width) the sum of each sample's values over the
+            taxels, and ``contact_count`` the contacts of the block.
+
+        Raises:
+            SimulationError: a contact position or a pad pose is not finite.
+        """
+        index = np.asarray(sample, dtype=np.int64).reshape(-1)
+        frame = np.asarray(frame_in_world, dtype=float).reshape(-1, 3, 3)
+        force_in_contact = np.asarray(force_in_contact, dtype=float).reshape(-1, 3)
+        pad_position = np.asarray(position_pad_in_world, dtype=float).reshape(-1, 3)
+        samples = pad_position.shape[0]
+        rotation = _rotation_matrices(
+            np.asarray(quaternion_pad_in_world, dtype=float).reshape(samples, 4))
+        values = np.zeros((samples, len(self.layout), self.width))
+        self.contact_count = int(index.size)
+        self.total_force_in_pad = np.zeros((samples, 3))
+        self.value_sum = np.zeros((samples, self.width))
+        if index.size == 0:
+            self.noise.apply(values, out=values)
+            self.value_sum = values.sum(axis=1)
+            return values
+        contact_rotation = rotation[index]
+        # The force on the pad is the opposite of the force it exerts.
+        force_in_world = -np.einsum('ki,kij->kj', force_in_contact, frame)
+        force_in_pad = np.einsum('kj,kji->ki', force_in_world, contact_rotation)
+        self.total_force_in_pad = _sum_by_sample(index, force_in_pad, samples)
+        touch = self.config.touch
+        if touch == 'normal':
+            signal = force_in_contact[:, :1]
+        elif touch == 'normal_force':
+            signal = -force_in_contact[:, :1] * np.einsum(
+                'kj,kji->ki', frame[:, 0, :], contact_rotation)
+        elif touch == 'force_vector':
+            signal = force_in_pad
+        else:
+            signal = force_in_world
+        points_in_pad = np.einsum('kj,kji->ki', np.asarray(position_in_world, dtype=float)
+                                  - pad_position[index], contact_rotation)
+        if not np.isfinite(points_in_pad).all():
+            raise SimulationError('contact positions or the pad pose are not finite')
+        self._distribute(points_in_pad, signal, values, index)
+        if self.noise.is_identity:
+            # Both responses conserve each contact's signal: no pass over every taxel.
+            self.value_sum = _sum_by_sample(index, signal, samples)
+            return values
+        self.noise.apply(values, out=values)
+        self.value_sum = values.sum(axis=1)
+        return values
+
+    def _distribute(self, points_in_pad: np.ndarray, signal: np.ndarray, values: np.ndarray,
+                    sample: np.ndarray | None) -> None:
+        """Set ``values`` (S, N, width): each contact's signal spread onto its sample's row."""
+        if self.config.response == 'spread_linear':
+            self._spread_linear(points_in_pad, signal, values, sample)
+        else:
+            self._nearest(points_in_pad, signal, values, sample)
 
     def _grow(self, count: int) -> None:
         """Make the per-contact buffers hold at least ``count`` contacts (doubling)."""
@@ -223,7 +302,6 @@ class TactilePad:
         self._capacity = max(count, 2 * self._capacity)
         width = self._grid.width
         self._distance = np.empty((self._capacity, 1, width))
-        self._contribution = np.empty((self._capacity, self.width, width))
         # Row k is (-2 q_k, 1): times a candidate's (x, y, z, |t|^2) column.
         self._coefficients = np.ones((self._capacity, 1, 4))
 
@@ -243,8 +321,13 @@ class TactilePad:
         return rows, distance
 
     def _spread_linear(self, points_in_pad: np.ndarray, signal: np.ndarray,
-                       values: np.ndarray) -> None:
-        """Set values: each contact's signal shared by the taxels in range, linearly."""
+                       values: np.ndarray, sample: np.ndarray | None) -> None:
+        """Set values: each contact's signal shared by the taxels in range, linearly.
+
+        The weights form a sparse (samples x (N + 1), K) matrix, one column of
+        candidates per contact, times the (K, width) signals: a sparse product
+        in C instead of a scatter-add per candidate and component.
+        """
         rows, weight = self._candidate_distances(points_in_pad)
         weight *= -1.0 / self.spread_radius_m
         weight += 1.0
@@ -254,19 +337,28 @@ class TactilePad:
         any_alone = alone.any()
         if any_alone:
             total[alone] = 1.0
-        contribution = self._contribution[:rows.size]
-        # (K, width, M): candidates innermost, so the products run over contiguous memory.
-        np.multiply(weight[:, None, :], (signal / total[:, None])[:, :, None], out=contribution)
-        accumulated = np.bincount(self._scatter[rows].reshape(-1), contribution.reshape(-1),
-                                  minlength=self._bins)
-        values[...] = accumulated.reshape(-1, self.width)[:-1]
+        weight /= total[:, None]
+        count, candidates = weight.shape
+        taxel = self._grid.indices[rows]
+        samples = values.shape[0]
+        if sample is not None:
+            # Each sample has its own N + 1 rows (the last one collects fillers).
+            taxel = taxel + (sample * (len(self.layout) + 1))[:, None]
+        height = samples * (len(self.layout) + 1)
+        index_type = np.int32 if height < 2 ** 31 and weight.size < 2 ** 31 else np.int64
+        matrix = csc_array(
+            (weight.reshape(-1), taxel.reshape(-1).astype(index_type),
+             np.arange(0, weight.size + 1, candidates, dtype=index_type)),
+            shape=(height, count), copy=False)
+        values[...] = (matrix @ signal).reshape(samples, -1, self.width)[:, :-1]
         if any_alone:
             # No taxel in range: fall back to the nearest one, so no force is lost.
             _, nearest = self._taxel_tree.query(points_in_pad[alone])
-            np.add.at(values, nearest, signal[alone])
+            owner = 0 if sample is None else sample[alone]
+            np.add.at(values, (owner, nearest), signal[alone])
 
     def _nearest(self, points_in_pad: np.ndarray, signal: np.ndarray,
-                 values: np.ndarray) -> None:
+                 values: np.ndarray, sample: np.ndarray | None) -> None:
         """Set values: each contact's signal on its nearest taxel."""
         rows, distance = self._candidate_distances(points_in_pad)
         contacts = np.arange(rows.size)
@@ -276,6 +368,8 @@ class TactilePad:
         far = distance[contacts, best] > self.spread_radius_m
         if far.any():
             nearest[far] = self._taxel_tree.query(points_in_pad[far])[1]
+        if sample is not None:
+            nearest = nearest + sample * len(self.layout)
         slots = (nearest[:, None] * self.width + np.arange(self.width)).reshape(-1)
         values.reshape(-1)[...] = np.bincount(slots, signal.reshape(-1), minlength=values.size)
 
@@ -358,6 +452,22 @@ class _CandidateGrid:
         offset *= self.cell_m
         flat = (cell @ self._strides).astype(np.int64)
         return self.row_of_cell[flat], offset
+
+
+def _sum_by_sample(sample: np.ndarray, rows: np.ndarray, samples: int) -> np.ndarray:
+    """Return (S, C) the sums of the (K, C) ``rows`` of each sample (one bincount per column)."""
+    return np.stack([np.bincount(sample, column, minlength=samples) for column in rows.T],
+                    axis=1)
+
+
+def _rotation_matrices(quaternion: np.ndarray) -> np.ndarray:
+    """Return the rotation matrices (S, 3, 3) of unit quaternions (S, 4) (w, x, y, z)."""
+    w, x, y, z = quaternion.T
+    return np.stack([
+        1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+        2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+        2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+    ], axis=-1).reshape(-1, 3, 3)
 
 
 def _rotation_matrix(quaternion: npt.ArrayLike) -> np.ndarray:
