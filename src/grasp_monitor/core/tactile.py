@@ -23,9 +23,11 @@ Distances are straight lines in the pad frame. ``compute`` has no Python
 loop per contact or per taxel. A grid of cells (side: half the spread
 radius), built once, lists per cell every taxel within the radius of any
 point of the cell; a contact's candidates are those of its cell, so
-``compute`` works on a (contacts x candidates) array in preallocated
-buffers, exact and far smaller than (contacts x taxels). A k-d tree answers
-the rare contact with no taxel in range (the fallback above).
+``compute`` works on the contacts' candidates only, exact and far fewer
+than (contacts x taxels). A k-d tree answers the rare contact with no taxel
+in range (the fallback above). ``compute_block`` does the same for the
+contacts of many samples at once (a block of physics steps), each sample
+with its own pad pose and its own rows of the output.
 """
 
 from __future__ import annotations
@@ -259,7 +261,7 @@ class TactilePad:
             self.noise.apply(values, out=values)
             self.value_sum = values.sum(axis=1)
             return values
-        contact_rotation = rotation[index]
+        contact_rotation = np.take(rotation, index, axis=0)
         # The force on the pad is the opposite of the force it exerts.
         force_in_world = -np.einsum('ki,kij->kj', force_in_contact, frame)
         force_in_pad = np.einsum('kj,kji->ki', force_in_world, contact_rotation)
@@ -275,7 +277,7 @@ class TactilePad:
         else:
             signal = force_in_world
         points_in_pad = np.einsum('kj,kji->ki', np.asarray(position_in_world, dtype=float)
-                                  - pad_position[index], contact_rotation)
+                                  - np.take(pad_position, index, axis=0), contact_rotation)
         if not np.isfinite(points_in_pad).all():
             raise SimulationError('contact positions or the pad pose are not finite')
         self._distribute(points_in_pad, signal, values, index)
@@ -324,38 +326,48 @@ class TactilePad:
                        values: np.ndarray, sample: np.ndarray | None) -> None:
         """Set values: each contact's signal shared by the taxels in range, linearly.
 
-        The weights form a sparse (samples x (N + 1), K) matrix, one column of
-        candidates per contact, times the (K, width) signals: a sparse product
-        in C instead of a scatter-add per candidate and component.
+        Works on each contact's candidates unpadded (a cell lists 17 taxels on
+        average but up to 48 where faces meet), one flat run per contact.
         """
-        rows, weight = self._candidate_distances(points_in_pad)
+        grid = self._grid
+        rows, offset = grid.lookup(points_in_pad)
+        starts = grid.starts[rows]
+        counts = grid.starts[rows + 1] - starts
+        bounds = np.zeros(rows.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=bounds[1:])
+        owner = np.repeat(np.arange(rows.size), counts)
+        entry = np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)
+        geometry = np.take(grid.candidate_geometry, entry, axis=1)
+        # |t - q|^2 = |t|^2 - 2 q.t + |q|^2, with t and q relative to the cell centre.
+        near = np.take(np.ascontiguousarray(offset.T * -2.0), owner, axis=1)
+        weight = geometry[3] + np.take(np.einsum('ij,ij->i', offset, offset), owner)
+        for axis in range(3):
+            near[axis] *= geometry[axis]
+            weight += near[axis]
+        np.maximum(weight, 0.0, out=weight)
+        np.sqrt(weight, out=weight)
         weight *= -1.0 / self.spread_radius_m
         weight += 1.0
         np.maximum(weight, 0.0, out=weight)
-        total = weight.sum(axis=1)
+        total = np.bincount(owner, weight, minlength=rows.size)
         alone = total <= 0.0
         any_alone = alone.any()
         if any_alone:
             total[alone] = 1.0
-        weight /= total[:, None]
-        count, candidates = weight.shape
-        taxel = self._grid.indices[rows]
+        weight /= np.take(total, owner)
+        taxel = np.take(grid.taxel, entry)
         samples = values.shape[0]
         if sample is not None:
-            # Each sample has its own N + 1 rows (the last one collects fillers).
-            taxel = taxel + (sample * (len(self.layout) + 1))[:, None]
-        height = samples * (len(self.layout) + 1)
-        index_type = np.int32 if height < 2 ** 31 and weight.size < 2 ** 31 else np.int64
-        matrix = csc_array(
-            (weight.reshape(-1), taxel.reshape(-1).astype(index_type),
-             np.arange(0, weight.size + 1, candidates, dtype=index_type)),
-            shape=(height, count), copy=False)
-        values[...] = (matrix @ signal).reshape(samples, -1, self.width)[:, :-1]
+            # Each sample has its own N + 1 rows (the last one is never written).
+            taxel += np.take(sample * (len(self.layout) + 1), owner)
+        spread = _scatter_add(taxel, owner, bounds, weight, signal,
+                              samples * (len(self.layout) + 1))
+        values[...] = spread.reshape(samples, -1, self.width)[:, :-1]
         if any_alone:
             # No taxel in range: fall back to the nearest one, so no force is lost.
             _, nearest = self._taxel_tree.query(points_in_pad[alone])
-            owner = 0 if sample is None else sample[alone]
-            np.add.at(values, (owner, nearest), signal[alone])
+            owner_sample = 0 if sample is None else sample[alone]
+            np.add.at(values, (owner_sample, nearest), signal[alone])
 
     def _nearest(self, points_in_pad: np.ndarray, signal: np.ndarray,
                  values: np.ndarray, sample: np.ndarray | None) -> None:
@@ -431,6 +443,14 @@ class _CandidateGrid:
         self.geometry[:, 3, :] = self.FILLER_SQUARED_M2
         self.geometry[row, :3, slot] = relative
         self.geometry[row, 3, slot] = np.einsum('ij,ij->i', relative, relative)
+        # The same candidates unpadded: row r's are entries starts[r]:starts[r + 1] of
+        # taxel and of the (x, y, z, |t|^2) rows of candidate_geometry. The extra row
+        # (points outside every listed cell) has none.
+        self.starts = np.append(first, [flat.size, flat.size])
+        self.taxel = taxels
+        # Component-major (4, entries): gathering 1-D rows is far cheaper than 2-D rows.
+        self.candidate_geometry = np.ascontiguousarray(np.concatenate(
+            [relative, np.einsum('ij,ij->i', relative, relative)[:, None]], axis=1).T)
         self.row_of_cell = np.full(int(np.prod(self.shape)), used.size, dtype=np.int64)
         self.row_of_cell[used] = np.arange(used.size)
         self._last_cell = (self.shape - 1).astype(float)
@@ -452,6 +472,36 @@ class _CandidateGrid:
         offset *= self.cell_m
         flat = (cell @ self._strides).astype(np.int64)
         return self.row_of_cell[flat], offset
+
+
+#: Scatter-adds of at least this many terms go through a sparse product (fixed cost, then
+#: cheap per term); fewer through ``np.bincount`` (cheap to start, dearer per term).
+SPARSE_SCATTER_TERMS = 4096
+
+
+def _scatter_add(row: np.ndarray, owner: np.ndarray, bounds: np.ndarray,
+                 weight: np.ndarray, signal: np.ndarray, height: int) -> np.ndarray:
+    """Return (height, width): ``out[row[t]] += weight[t] * signal[owner[t]]``, summed.
+
+    Args:
+        row: (T,) output row of each term.
+        owner: (T,) contact of each term, non-decreasing.
+        bounds: (K + 1,) contact k owns terms bounds[k]:bounds[k + 1].
+        weight: (T,) weights.
+        signal: (K, width) each contact's signal.
+        height: rows of the output.
+    """
+    width = signal.shape[1]
+    if weight.size * width < SPARSE_SCATTER_TERMS:
+        scatter = row[:, None] * width + np.arange(width)
+        terms = weight[:, None] * np.take(signal, owner, axis=0)
+        return np.bincount(scatter.reshape(-1), terms.reshape(-1),
+                           minlength=height * width).reshape(height, width)
+    # Column k of the (height, K) matrix holds contact k's weights at its rows.
+    index_type = np.int32 if max(height, weight.size) < 2 ** 31 else np.int64
+    matrix = csc_array((weight, row.astype(index_type), bounds.astype(index_type)),
+                       shape=(height, signal.shape[0]), copy=False)
+    return matrix @ signal
 
 
 def _sum_by_sample(sample: np.ndarray, rows: np.ndarray, samples: int) -> np.ndarray:

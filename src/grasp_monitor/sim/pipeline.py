@@ -276,8 +276,9 @@ class OfflinePipeline:
             rows = record[:, contact].reshape(count, slots, _SLOT_WIDTH)
             found = rows[:, 0, 0]
             self.contact_overflows += int(np.count_nonzero(found > slots))
-            sample, slot = np.nonzero(rows[:, :, 0] > 0.0)
-            touching = rows[sample, slot]
+            filled = np.flatnonzero(rows[:, :, 0] > 0.0)
+            sample = filled // slots
+            touching = np.take(rows.reshape(-1, _SLOT_WIDTH), filled, axis=0)
             normal, tangent = touching[:, 7:10], touching[:, 10:13]
             frame = np.empty((sample.size, 3, 3))
             frame[:, 0], frame[:, 1] = normal, tangent
