@@ -240,7 +240,16 @@ class Simulator:
             self.data.qpos[self._qpos_adr], self.data.qvel[self._dof_adr])
 
     def body_arrays(self) -> BodyArrays:
-        """World poses and twists of the objects and pads (``tracked_bodies``)."""
+        """World poses and twists of the objects and pads (``tracked_bodies``).
+
+        After ``step`` these are the state the last physics step started from
+        (MuJoCo computes positions and velocities before it integrates), stamped
+        with the time after the step: one step (``timestep_s``) older than the
+        stamp. They are left so on purpose: the contacts (``contacts``) and the
+        tactile arrays of the same tick belong to that same state, and
+        recomputing the kinematics here would pair post-step poses with
+        pre-step contacts.
+        """
         ids = self._tracked_ids
         linear = np.empty((ids.size, 3))
         angular = np.empty((ids.size, 3))

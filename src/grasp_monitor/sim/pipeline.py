@@ -267,41 +267,46 @@ class OfflinePipeline:
         self.block_time_s = state_time_s + dt
         self._evaluate(record, state_time_s)
 
+    def pad_inputs(self, record: np.ndarray, pad: int) -> tuple[np.ndarray, ...]:
+        """Return the ``TactilePad.compute_block`` arguments of pad ``pad`` from recorded rows.
+
+        Counts the steps in which the pad had more contacts than slots.
+        """
+        contact, position, quaternion = self._pad_columns[pad]
+        slots = self.config.contact_slots
+        rows = record[:, contact].reshape(record.shape[0], slots, _SLOT_WIDTH)
+        self.contact_overflows += int(np.count_nonzero(rows[:, 0, 0] > slots))
+        filled = np.flatnonzero(rows[:, :, 0] > 0.0)
+        touching = np.take(rows.reshape(-1, _SLOT_WIDTH), filled, axis=0)
+        normal, tangent = touching[:, 7:10], touching[:, 10:13]
+        frame = np.empty((filled.size, 3, 3))
+        frame[:, 0], frame[:, 1] = normal, tangent
+        # tangent2 = normal x tangent (np.cross costs more than this for short rows).
+        frame[:, 2, 0] = normal[:, 1] * tangent[:, 2] - normal[:, 2] * tangent[:, 1]
+        frame[:, 2, 1] = normal[:, 2] * tangent[:, 0] - normal[:, 0] * tangent[:, 2]
+        frame[:, 2, 2] = normal[:, 0] * tangent[:, 1] - normal[:, 1] * tangent[:, 0]
+        return (filled // slots, touching[:, 4:7], frame, touching[:, 1:4],
+                record[:, position], record[:, quaternion])
+
     def _evaluate(self, record: np.ndarray, state_time_s: np.ndarray) -> None:
         """Tactile, energy and monitor samples of one block of recorded rows."""
-        slots = self.config.contact_slots
-        count = record.shape[0]
         values = []
-        for pad, (contact, position, quaternion) in zip(self.arrays.pads, self._pad_columns):
-            rows = record[:, contact].reshape(count, slots, _SLOT_WIDTH)
-            found = rows[:, 0, 0]
-            self.contact_overflows += int(np.count_nonzero(found > slots))
-            filled = np.flatnonzero(rows[:, :, 0] > 0.0)
-            sample = filled // slots
-            touching = np.take(rows.reshape(-1, _SLOT_WIDTH), filled, axis=0)
-            normal, tangent = touching[:, 7:10], touching[:, 10:13]
-            frame = np.empty((sample.size, 3, 3))
-            frame[:, 0], frame[:, 1] = normal, tangent
-            # tangent2 = normal x tangent (np.cross costs more than this for short rows).
-            frame[:, 2, 0] = normal[:, 1] * tangent[:, 2] - normal[:, 2] * tangent[:, 1]
-            frame[:, 2, 1] = normal[:, 2] * tangent[:, 0] - normal[:, 0] * tangent[:, 2]
-            frame[:, 2, 2] = normal[:, 0] * tangent[:, 1] - normal[:, 1] * tangent[:, 0]
-            values.append(pad.compute_block(
-                sample, touching[:, 4:7], frame, touching[:, 1:4],
-                record[:, position], record[:, quaternion]))
+        for index, pad in enumerate(self.arrays.pads):
+            values.append(pad.compute_block(*self.pad_inputs(record, index)))
         self.values = tuple(values)
         self.tracker.update_block(
             state_time_s, *split_frame_sensors(record[:, self._frame_columns], self._objects))
         # One monitor sample per control tick: the tick's last step.
-        ticks = np.arange(self.steps_per_tick - 1, count, self.steps_per_tick)
+        ticks = np.arange(self.steps_per_tick - 1, record.shape[0], self.steps_per_tick)
         every = np.stack([_norm(pad.value_sum) for pad in self.arrays.pads], axis=1)
         np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
         totals = every[ticks]
-        frames = split_frame_sensors(record[ticks][:, self._frame_columns], self._objects)
+        at_ticks = record[ticks]
+        frames = split_frame_sensors(at_ticks[:, self._frame_columns], self._objects)
         speed = np.linalg.norm(frames[2][:, 0], axis=1)
-        base = record[ticks][:, self._base_columns]
-        pad_positions = np.stack([record[ticks][:, p] for _, p, _ in self._pad_columns], axis=1)
-        distance = np.linalg.norm(pad_positions - base[:, None], axis=2)
+        pad_positions = np.stack([at_ticks[:, p] for _, p, _ in self._pad_columns], axis=1)
+        distance = np.linalg.norm(
+            pad_positions - at_ticks[:, None, self._base_columns], axis=2)
         in_contact = totals >= CONTACT_FORCE_N
         stamps = state_time_s[ticks] + self.sim.timestep_s
         for row in range(ticks.size):
