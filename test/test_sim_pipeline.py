@@ -83,3 +83,13 @@ def test_block_must_hold_whole_ticks():
         pipeline.step_block(15)
     with pytest.raises(ConfigError, match='contact_slots must be in'):
         PipelineConfig(contact_slots=0)
+
+
+def test_more_contacts_than_slots_are_counted_and_logged(caplog):
+    scene = build_scene('pick_lift')
+    # Four contacts per pad while gripping; two slots hold half of them.
+    pipeline = OfflinePipeline(scene, PipelineConfig(contact_slots=2, force_test=None),
+                               drive=default_drive(scene))
+    pipeline.run(1.5)
+    assert pipeline.contact_overflows > 0
+    assert 'more than its 2 sensor slots' in caplog.text

@@ -275,7 +275,12 @@ class OfflinePipeline:
         contact, position, quaternion = self._pad_columns[pad]
         slots = self.config.contact_slots
         rows = record[:, contact].reshape(record.shape[0], slots, _SLOT_WIDTH)
-        self.contact_overflows += int(np.count_nonzero(rows[:, 0, 0] > slots))
+        overflows = int(np.count_nonzero(rows[:, 0, 0] > slots))
+        if overflows and not self.contact_overflows:
+            _log.warning('pad %r had %d contacts, more than its %d sensor slots; the rest '
+                         'are lost (raise contact_slots)', self.arrays.specs[pad].name,
+                         int(rows[:, 0, 0].max()), slots)
+        self.contact_overflows += overflows
         filled = np.flatnonzero(rows[:, :, 0] > 0.0)
         touching = np.take(rows.reshape(-1, _SLOT_WIDTH), filled, axis=0)
         normal, tangent = touching[:, 7:10], touching[:, 10:13]
