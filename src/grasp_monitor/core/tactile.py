@@ -131,6 +131,11 @@ class TactilePad:
         self.noise = NoiseModel(self.config.noise, minimum, math.inf)
         self._taxel_tree = cKDTree(layout.positions_in_body)
         self._grid = _CandidateGrid(layout.positions_in_body, self.spread_radius_m)
+        # Where each padded candidate's components land in the flattened (N + 1, width)
+        # output of one sample; the extra row collects the filler candidates.
+        self._scatter = (self._grid.indices[:, None, :] * self.width
+                         + np.arange(self.width)[None, :, None])
+        self._bins = (len(layout) + 1) * self.width
         # Pad membership of geom id g at entry g + 1; entry 0 (id -1) and the last
         # entry (every larger id, by clipping) are False.
         self._is_pad_geom = np.zeros(int(ids.max()) + 3, dtype=bool)
@@ -304,6 +309,7 @@ class TactilePad:
         self._capacity = max(count, 2 * self._capacity)
         width = self._grid.width
         self._distance = np.empty((self._capacity, 1, width))
+        self._contribution = np.empty((self._capacity, self.width, width))
         # Row k is (-2 q_k, 1): times a candidate's (x, y, z, |t|^2) column.
         self._coefficients = np.ones((self._capacity, 1, 4))
 
@@ -326,9 +332,16 @@ class TactilePad:
                        values: np.ndarray, sample: np.ndarray | None) -> None:
         """Set values: each contact's signal shared by the taxels in range, linearly.
 
-        Works on each contact's candidates unpadded (a cell lists 17 taxels on
-        average but up to 48 where faces meet), one flat run per contact.
+        One sample (``compute``, a node's tick) takes the padded candidate
+        table: few numpy calls for its few contacts. A block (``compute_block``)
+        takes each contact's candidates unpadded: a cell lists 17 taxels on
+        average but up to 48 where faces meet, and with hundreds of contacts
+        the work per candidate outweighs the calls. Both give the same values
+        to rounding.
         """
+        if sample is None:
+            self._spread_padded(points_in_pad, signal, values[0])
+            return
         grid = self._grid
         rows, offset = grid.lookup(points_in_pad)
         starts = grid.starts[rows]
@@ -368,6 +381,29 @@ class TactilePad:
             _, nearest = self._taxel_tree.query(points_in_pad[alone])
             owner_sample = 0 if sample is None else sample[alone]
             np.add.at(values, (owner_sample, nearest), signal[alone])
+
+    def _spread_padded(self, points_in_pad: np.ndarray, signal: np.ndarray,
+                       values: np.ndarray) -> None:
+        """Set one sample's values (N, width) from the padded candidate table."""
+        rows, weight = self._candidate_distances(points_in_pad)
+        weight *= -1.0 / self.spread_radius_m
+        weight += 1.0
+        np.maximum(weight, 0.0, out=weight)
+        total = weight.sum(axis=1)
+        alone = total <= 0.0
+        any_alone = alone.any()
+        if any_alone:
+            total[alone] = 1.0
+        contribution = self._contribution[:rows.size]
+        # (K, width, M): candidates innermost, so the products run over contiguous memory.
+        np.multiply(weight[:, None, :], (signal / total[:, None])[:, :, None], out=contribution)
+        accumulated = np.bincount(self._scatter[rows].reshape(-1), contribution.reshape(-1),
+                                  minlength=self._bins)
+        values[...] = accumulated.reshape(-1, self.width)[:-1]
+        if any_alone:
+            # No taxel in range: fall back to the nearest one, so no force is lost.
+            _, nearest = self._taxel_tree.query(points_in_pad[alone])
+            np.add.at(values, nearest, signal[alone])
 
     def _nearest(self, points_in_pad: np.ndarray, signal: np.ndarray,
                  values: np.ndarray, sample: np.ndarray | None) -> None:
@@ -505,9 +541,10 @@ def _scatter_add(row: np.ndarray, owner: np.ndarray, bounds: np.ndarray,
 
 
 def _sum_by_sample(sample: np.ndarray, rows: np.ndarray, samples: int) -> np.ndarray:
-    """Return (S, C) the sums of the (K, C) ``rows`` of each sample (one bincount per column)."""
-    return np.stack([np.bincount(sample, column, minlength=samples) for column in rows.T],
-                    axis=1)
+    """Return (S, C) the sums of the (K, C) ``rows`` of each sample (one bincount)."""
+    width = rows.shape[1]
+    bins = (sample[:, None] * width + np.arange(width)).reshape(-1)
+    return np.bincount(bins, rows.reshape(-1), minlength=samples * width).reshape(-1, width)
 
 
 def _rotation_matrices(quaternion: np.ndarray) -> np.ndarray:
