@@ -13,7 +13,11 @@ For each benchmark scene, seconds per physics step of:
 * per-step tracker: ``Simulator.step(1)``, ``body_arrays()`` and
   ``EnergyTracker.update_arrays`` every step (the way to avoid).
 
-The tracker's cost is benchmark / scenario - 1 (target < 10 %). Its parts are
+The tracker's cost is benchmark / scenario - 1 (target < 10 %). ``--clock cpu`` (the
+default) times CPU time of this process, ``--clock wall`` wall time: on a machine shared
+with other jobs, wall time also counts the time the scheduler gives to others, which falls
+unevenly on the variants (``--clock both`` prints both, with the involuntary context
+switches per 1000 steps of the scenario and the benchmark, the measure of that). Its parts are
 timed apart too: the sensors (raw ``mj_step`` with and without them), the row
 copy, and ``update_block`` per sample on recorded rows. Timings are the best
 of interleaved repetitions, so load from other processes on a shared machine
@@ -25,6 +29,7 @@ import dataclasses
 import os
 from pathlib import Path
 import platform
+import resource
 import sys
 import time
 
@@ -56,6 +61,9 @@ def cases(seconds: float) -> list[BenchmarkCase]:
             for n in (1, 3, 8, 11)] + [BenchmarkCase('industrial_arm', ARM, duration_s=seconds)]
 
 
+CLOCK = time.process_time
+
+
 def steps_of(case: BenchmarkCase) -> int:
     return round(case.duration_s / case.settings.timestep_s)
 
@@ -63,22 +71,22 @@ def steps_of(case: BenchmarkCase) -> int:
 def time_raw(case: BenchmarkCase) -> float:
     sim = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
     sim.step(1)  # applies the drive's first command
-    start = time.perf_counter()
+    start = CLOCK()
     mujoco.mj_step(sim.model, sim.data, nstep=steps_of(case))
-    return (time.perf_counter() - start) / steps_of(case)
+    return (CLOCK() - start) / steps_of(case)
 
 
 def time_scenario(case: BenchmarkCase) -> float:
     sim = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
     step = sim.step
-    start = time.perf_counter()
+    start = CLOCK()
     for _ in range(steps_of(case)):
         step(1)
-    return (time.perf_counter() - start) / steps_of(case)
+    return (CLOCK() - start) / steps_of(case)
 
 
 def time_benchmark(case: BenchmarkCase) -> float:
-    run = run_case(case)
+    run = run_case(case, clock=CLOCK)
     assert not run.failed, (case.label, run.termination_time_s)
     return run.wall_time_s / run.steps
 
@@ -92,7 +100,7 @@ def time_per_step_tracker(case: BenchmarkCase) -> float:
         gripper_names=scene.pads, dt_s=sim.timestep_s))
     k = len(scene.objects)
     rows = [sim.tracked_bodies.index(b) for b in scene.objects + scene.pads]
-    start = time.perf_counter()
+    start = CLOCK()
     for step in range(steps_of(case)):
         sim.step(1)
         bodies = sim.body_arrays()
@@ -100,7 +108,7 @@ def time_per_step_tracker(case: BenchmarkCase) -> float:
                                     bodies.linear_velocity, bodies.angular_velocity)]
         tracker.update_arrays(step * sim.timestep_s, *(a[:k] for a in arrays),
                               *(a[k:] for a in arrays))
-    return (time.perf_counter() - start) / steps_of(case)
+    return (CLOCK() - start) / steps_of(case)
 
 
 def tracker_parts(case: BenchmarkCase, repeats: int) -> dict[str, float]:
@@ -133,19 +141,19 @@ def tracker_parts(case: BenchmarkCase, repeats: int) -> dict[str, float]:
         for key, sim, saved in (('raw_with', with_sensors, starts[0]),
                                 ('raw_without', without, starts[1])):
             mujoco.mj_copyData(sim.data, sim.model, saved)
-            start = time.perf_counter()
+            start = CLOCK()
             mujoco.mj_step(sim.model, sim.data, nstep=steps)
-            best[key] = min(best[key], (time.perf_counter() - start) / steps)
-        start = time.perf_counter()
+            best[key] = min(best[key], (CLOCK() - start) / steps)
+        start = CLOCK()
         for row in range(steps):
             record[row] = sensordata
-        best['copy'] = min(best['copy'], (time.perf_counter() - start) / steps)
+        best['copy'] = min(best['copy'], (CLOCK() - start) / steps)
         tracker = EnergyTracker(config)
         tracker.update_block(np.arange(steps) * 1e-3, *arrays)  # start, workspace
         times = (steps + np.arange(steps)) * 1e-3
-        start = time.perf_counter()
+        start = CLOCK()
         tracker.update_block(times, *arrays)
-        best['evaluate'] = min(best['evaluate'], (time.perf_counter() - start) / steps)
+        best['evaluate'] = min(best['evaluate'], (CLOCK() - start) / steps)
     return {'sensors': max(0.0, best['raw_with'] - best['raw_without']),
             'copy': best['copy'], 'evaluate': best['evaluate']}
 
@@ -155,19 +163,30 @@ def main() -> None:
     parser.add_argument('--seconds', type=float, default=1.0,
                         help='simulated seconds per timing (default 1)')
     parser.add_argument('--repeats', type=int, default=5, help='interleaved repetitions')
+    parser.add_argument('--clock', choices=('cpu', 'wall'), default='cpu',
+                        help='CPU time of this process (default) or wall time')
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == 'cpu' else time.perf_counter
     variants = {'raw': time_raw, 'scenario': time_scenario, 'benchmark': time_benchmark,
                 'per_step': time_per_step_tracker}
     wall = time.perf_counter()
     print('### Energy metric in the grasp benchmark (`benchmarks/bench_benchmark.py`)\n')
+    print(f'Clock: {args.clock}.\n')
     print('| scene | raw mj_step | scenario step | benchmark step | tracker cost | '
-          'per-step tracker | parts: sensors + row copy + update_block |')
-    print('|---|---|---|---|---|---|---|')
+          'per-step tracker | parts: sensors + row copy + update_block | '
+          'preemptions / 1000 steps (scenario, benchmark) |')
+    print('|---|---|---|---|---|---|---|---|')
     for case in cases(args.seconds):
         best = dict.fromkeys(variants, np.inf)
+        switches = dict.fromkeys(variants, 0)
         for _ in range(args.repeats):
             for name, timer in variants.items():
+                before = resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw
                 best[name] = min(best[name], timer(case))
+                switches[name] += resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw - before
+        preempted = {name: 1000 * count / (args.repeats * steps_of(case))
+                     for name, count in switches.items()}
         parts = tracker_parts(case, args.repeats)
         scenario = best['scenario']
         name = (f'multi_block, {case.n_cubes} cube{"s" if case.n_cubes > 1 else ""}'
@@ -180,7 +199,8 @@ def main() -> None:
               f'| {per_step * 1e6:.1f} µs ({100 * (per_step / scenario - 1):+.0f} %) '
               f'| {parts["sensors"] * 1e6:.2f} + {parts["copy"] * 1e6:.2f} + '
               f'{parts["evaluate"] * 1e6:.2f} = {total * 1e6:.2f} µs '
-              f'({100 * total / scenario:.1f} %) |')
+              f'({100 * total / scenario:.1f} %) '
+              f'| {preempted["scenario"]:.1f}, {preempted["benchmark"]:.1f} |')
     print(f'\nSettings: {HOLDING.cone} cone, noslip_iterations {HOLDING.noslip_iterations}, '
           f'μ = {HOLDING.friction:g}, otherwise MuJoCo defaults (1 ms); the arm: elliptic, '
           f'implicitfast, μ = {ARM.friction:g}. MuJoCo {mujoco.__version__}, numpy '

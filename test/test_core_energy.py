@@ -2,6 +2,7 @@
 
 import math
 
+from grasp_monitor.core import energy as energy_module
 from grasp_monitor.core.energy import (
     energy, EnergyTracker, EnergyTrackerConfig, inertia_in_world, to_omega)
 from grasp_monitor.core.errors import ConfigError
@@ -383,3 +384,26 @@ def test_invalid_tracker_configs_are_refused(changes, message):
     with pytest.raises(ConfigError) as error:
         tracker(**changes)
     assert str(error.value) == message
+
+
+def test_a_long_block_is_evaluated_in_chunks_with_the_same_result():
+    rng = np.random.default_rng(12)
+    k = 4
+    n = 3 * energy_module.CHUNK_ELEMENTS // k + 5  # three chunks and a remainder
+    config = EnergyTrackerConfig(('a', 'b', 'c', 'd'), 1.5, rng.uniform(0.1, 1.0, (k, 3)),
+                                 initial_capacity=n)
+    times = 0.001 * np.arange(1, n + 1)
+    inputs = [rng.normal(size=(n, k, 3)), unit_quaternions(rng, (n, k)),
+              rng.normal(size=(n, k, 3)), rng.normal(size=(n, k, 3)),
+              rng.normal(size=(n, 2, 3)), unit_quaternions(rng, (n, 2)),
+              rng.normal(size=(n, 2, 3)), rng.normal(size=(n, 2, 3))]
+    whole = EnergyTracker(config).update_block(times, *inputs)
+    # The same samples in blocks short enough to be evaluated at once.
+    short = EnergyTracker(config)
+    step = energy_module.CHUNK_ELEMENTS // (2 * k)
+    parts = [short.update_block(times[i:i + step], *(a[i:i + step] for a in inputs))
+             for i in range(0, n, step)]
+    np.testing.assert_allclose(whole.energy_mean_j,
+                               np.concatenate([p.energy_mean_j for p in parts]), rtol=1e-12)
+    np.testing.assert_allclose(whole.energy_left_j,
+                               np.concatenate([p.energy_left_j for p in parts]), rtol=1e-12)

@@ -37,6 +37,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for body, pose in result.final_objects.items():
         print(f'{body:15s} position {pose["position_m"]} m,'
               f' quaternion {pose["quaternion_wxyz"]}')
+    print('events          ' + (', '.join(
+        f'{e["type"]} {float(e["time_s"]):.3f} s' for e in result.events
+        if e['type'] not in ('trial_start',)) or 'none'))
+    print('contact force   ' + ', '.join(
+        f'{pad} {force:.2f} N' for pad, force in result.peak_contact_force_n.items()) + ' (peak)')
+    print(f'energy peak     {result.peak_energy_j:.4g} J at {result.peak_energy_time_s:.3f} s')
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(result.to_json(), indent=2))

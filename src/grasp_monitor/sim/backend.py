@@ -139,12 +139,13 @@ class Simulator:
         self.data.ctrl[ids] = command.feedforward_torque + kp * target + kd * command.velocity
         self._applied = command
 
-    def step(self, nstep: int = 1) -> bool:
-        """Advance ``nstep`` physics steps under the active command.
+    def apply_control(self) -> None:
+        """Set the actuators and the external force for the time now, without stepping.
 
-        The watchdog and the scene's own drive are evaluated once per call, so
-        call it at the control rate. Returns False (and sets ``diverged``) when
-        the state became non-finite or MuJoCo had to reset an unstable state.
+        What ``step`` does before it steps: the scene's drive (until an
+        outside command arrives) or the watchdog's active command, and the
+        force test's force. A caller that steps MuJoCo itself calls it at the
+        control rate.
         """
         if self.drive is not None and self.servos.last_command_time_s is None:
             self._apply(self.drive(self.time_s))
@@ -155,6 +156,25 @@ class Simulator:
             since_s = self.time_s - start_s
             self.set_external_force(body, test.force_in_world(
                 since_s, mass_kg, int(round(since_s / self.timestep_s))))
+
+    def instability_warnings(self) -> int:
+        """How many times MuJoCo reset an unstable state (bad qpos, qvel or qacc) so far."""
+        return self._instability_warnings()
+
+    def mark_diverged(self, time_s: float) -> None:
+        """Record that the simulation diverged at ``time_s`` (s), as ``step`` does."""
+        if not self.diverged:
+            _log.error('simulation diverged at t=%.4f s', time_s)
+        self.diverged = True
+
+    def step(self, nstep: int = 1) -> bool:
+        """Advance ``nstep`` physics steps under the active command.
+
+        The watchdog and the scene's own drive are evaluated once per call, so
+        call it at the control rate. Returns False (and sets ``diverged``) when
+        the state became non-finite or MuJoCo had to reset an unstable state.
+        """
+        self.apply_control()
         warnings_before = self._instability_warnings()
         previous_time = self.time_s
         mujoco.mj_step(self.model, self.data, nstep=nstep)
@@ -163,9 +183,7 @@ class Simulator:
             self.data.qvel[self._dof_adr], self.time_s - previous_time)
         if self._instability_warnings() > warnings_before or not (
                 np.all(np.isfinite(self.data.qpos)) and np.all(np.isfinite(self.data.qvel))):
-            if not self.diverged:
-                _log.error('simulation diverged at t=%.4f s', previous_time)
-            self.diverged = True
+            self.mark_diverged(previous_time)
         return not self.diverged
 
     def _instability_warnings(self) -> int:
@@ -222,7 +240,16 @@ class Simulator:
             self.data.qpos[self._qpos_adr], self.data.qvel[self._dof_adr])
 
     def body_arrays(self) -> BodyArrays:
-        """World poses and twists of the objects and pads (``tracked_bodies``)."""
+        """World poses and twists of the objects and pads (``tracked_bodies``).
+
+        After ``step`` these are the state the last physics step started from
+        (MuJoCo computes positions and velocities before it integrates), stamped
+        with the time after the step: one step (``timestep_s``) older than the
+        stamp. They are left so on purpose: the contacts (``contacts``) and the
+        tactile arrays of the same tick belong to that same state, and
+        recomputing the kinematics here would pair post-step poses with
+        pre-step contacts.
+        """
         ids = self._tracked_ids
         linear = np.empty((ids.size, 3))
         angular = np.empty((ids.size, 3))

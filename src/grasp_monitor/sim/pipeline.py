@@ -1,0 +1,338 @@
+"""The offline pipeline: physics, tactile on every step, monitors and energy, in blocks.
+
+Per physics step only MuJoCo runs plus one copy of ``sensordata`` into a
+block buffer; everything else is computed per block of steps, vectorised:
+
+* sensors appended to the scene's MJCF: per pad, a contact sensor on the pad
+  body (``num`` slots of found, force, pos, normal, tangent; contacts seen
+  from the pad) and the pad body's pose; the frame sensors of
+  ``with_frame_sensors`` (objects and pads, inertial frames) for the energy
+  metric and the object's speed; the base body's position;
+* the control (the scene's drive, the force test) is applied every control
+  tick with ``Simulator.apply_control``, between steps;
+* every block (``block_s``): the tactile arrays of every step of the block
+  (``TactilePad.compute_block``; equal to ``SimTactileArrays.compute`` after
+  each step), ``EnergyTracker.update_block`` over its steps, and one
+  ``GraspMonitor`` sample per control tick built from those tactile arrays
+  (a pad touches when the norm of its summed taxel forces reaches
+  ``contact_force_n``, as the monitor node reads tactile clouds), the object's
+  speed and the pads' distances from the base.
+
+A grasp (ACTIVATE) starts the external force test at the end of the block in
+which the monitor saw it, so at most ``block_s`` after the grasp's sample;
+the event that stops the trial stops the force test. Steps report the state
+they started from (MuJoCo computes sensors before it integrates), stamped
+with the time after the step as the ROS graph stamps them; the energy metric
+keeps the benchmark's stamps (the state's own time).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+import logging
+import math
+import time
+from typing import Sequence
+
+from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.events import (
+    Command, EventRecord, ExternalForceTest, GraspMonitor, GraspSample, MonitorConfig,
+)
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.benchmark import split_frame_sensors, with_frame_sensors
+from grasp_monitor.sim.scene import Drive, Scene
+from grasp_monitor.sim.sensors import pad_specs, PadSpec, SimTactileArrays
+import mujoco
+import numpy as np
+
+_log = logging.getLogger(__name__)
+
+#: Values per contact sensor slot: found, force (3), pos (3), normal (3), tangent (3).
+_SLOT_WIDTH = 13
+#: A pad touches when the norm of its summed taxel forces reaches this, N (the monitor's).
+CONTACT_FORCE_N = 1e-3
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """How the offline pipeline runs.
+
+    Attributes:
+        control_rate_hz: how often the drive and the force test are applied
+            and the monitor takes a sample, Hz.
+        block_s: simulated time between two evaluations of tactile, energy
+            and monitors, s (rounded to whole control ticks).
+        contact_slots: contacts per pad the contact sensor reports per step;
+            more are counted in ``PipelineResult.contact_overflows`` and lost.
+        force_test: the external force test started by a grasp (None: none).
+    """
+
+    control_rate_hz: float = 100.0
+    block_s: float = 0.1
+    contact_slots: int = 16
+    force_test: ExternalForceTest | None = ExternalForceTest()
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.control_rate_hz) and 0 < self.control_rate_hz <= 10000):
+            raise ConfigError(
+                f'control_rate_hz must be in (0, 10000], got {self.control_rate_hz}')
+        if not (math.isfinite(self.block_s) and self.block_s > 0):
+            raise ConfigError(f'block_s must be finite and > 0, got {self.block_s}')
+        if not 1 <= self.contact_slots <= 1024:
+            raise ConfigError(f'contact_slots must be in [1, 1024], got {self.contact_slots}')
+
+
+def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int) -> Scene:
+    """Return ``scene`` with the pipeline's sensors appended (module docstring).
+
+    Order in ``sensordata``: per pad body, its contact sensor then its body
+    pose (framepos, framequat); the base body's framepos; then the sensors of
+    ``with_frame_sensors``.
+    """
+    scene = with_frame_sensors(scene)
+    end = scene.mjcf.rfind('<sensor>')
+    sensors = ''.join(
+        f'<contact body1="{body}" num="{slots}" data="found force pos normal tangent"'
+        f' reduce="none"/><framepos objtype="xbody" objname="{body}"/>'
+        f'<framequat objtype="xbody" objname="{body}"/>' for body in pad_bodies)
+    sensors += f'<framepos objtype="xbody" objname="{scene.base_body}"/>'
+    mjcf = f'{scene.mjcf[:end]}<sensor>{sensors}</sensor>{scene.mjcf[end:]}'
+    return dataclasses.replace(scene, mjcf=mjcf)
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """What an offline run measured.
+
+    Attributes:
+        steps: physics steps taken.
+        sim_time_s: simulated time at the end, s.
+        wall_time_s: wall time of the run, s.
+        diverged: whether the simulation diverged (the run stops there).
+        events: every record the monitor emitted, in order.
+        peak_contact_force_n: per pad, the highest norm of its summed taxel forces, N.
+        peak_energy_j: the highest energy metric over objects and steps, J.
+        peak_energy_time_s: its time, s.
+        energy_failed: whether the energy metric exceeded its threshold.
+        contact_overflows: steps in which a pad had more contacts than slots.
+    """
+
+    steps: int
+    sim_time_s: float
+    wall_time_s: float
+    diverged: bool
+    events: tuple[EventRecord, ...]
+    peak_contact_force_n: tuple[float, ...]
+    peak_energy_j: float
+    peak_energy_time_s: float
+    energy_failed: bool
+    contact_overflows: int
+
+
+class OfflinePipeline:
+    """A scene run offline: physics every step, the rest in blocks (module docstring).
+
+    Args:
+        scene: the scenario (two pads: left, right).
+        config: rates, block size, sensor slots, force test.
+        pads: tactile pads (default: every pad of the scene with default settings).
+        monitor: the monitor's configuration (default: rostok's constants at the
+            control rate, the pads as the robot bodies).
+        drive: commands over time (default: the scene's).
+
+    Attributes:
+        sim: the simulator (its model has the pipeline's sensors).
+        arrays: the tactile pads.
+        tracker: the energy metric.
+        monitor: the grasp monitor.
+        values: per pad, the (S, N, width) taxel values of the last block.
+        block_time_s: (S,) time stamps of the last block's steps, s.
+    """
+
+    def __init__(self, scene: Scene, config: PipelineConfig | None = None,
+                 pads: Sequence[PadSpec] | None = None,
+                 monitor: MonitorConfig | None = None, drive: Drive | None = None) -> None:
+        self.config = config if config is not None else PipelineConfig()
+        specs = tuple(pads) if pads is not None else pad_specs(scene.pads)
+        bodies = [spec.body or spec.name for spec in specs]
+        scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots)
+        self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
+        self.arrays = SimTactileArrays(self.sim, specs)
+        model = self.sim.model
+        dt = self.sim.timestep_s
+        self.steps_per_tick = max(1, round(1.0 / (self.config.control_rate_hz * dt)))
+        self.ticks_per_block = max(1, round(self.config.block_s / (self.steps_per_tick * dt)))
+        self.block_steps = self.steps_per_tick * self.ticks_per_block
+        objects = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+                   for name in scene.objects]
+        self.tracker = EnergyTracker(EnergyTrackerConfig(
+            scene.objects, model.body_mass[objects], model.body_inertia[objects],
+            gripper_names=scene.pads, dt_s=dt))
+        tick_s = self.steps_per_tick * dt
+        self.monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
+            sensor_period_s=tick_s, robot_bodies=tuple(spec.name for spec in specs)))
+        # Where each sensor's values sit in sensordata.
+        slots = self.config.contact_slots
+        # Ours come after any sensor of the scene's own and before the frame sensors.
+        ours = model.nsensor - 4 * (len(scene.objects) + 2) - (3 * len(specs) + 1)
+        self._pad_columns = []
+        for index in range(len(specs)):
+            first = int(model.sensor_adr[ours + 3 * index])
+            self._pad_columns.append((
+                slice(first, first + slots * _SLOT_WIDTH),
+                slice(first + slots * _SLOT_WIDTH, first + slots * _SLOT_WIDTH + 3),
+                slice(first + slots * _SLOT_WIDTH + 3, first + slots * _SLOT_WIDTH + 7)))
+        base = int(model.sensor_adr[ours + 3 * len(specs)])
+        self._base_columns = slice(base, base + 3)
+        self._frame_columns = slice(base + 3, model.nsensordata)
+        self._objects = len(scene.objects)
+        self._record = np.empty((self.block_steps, model.nsensordata))
+        self._rows = list(self._record)  # row views: the cheapest per-step copy target
+        self.values: tuple[np.ndarray, ...] = ()
+        self.block_time_s = np.zeros(0)
+        self.events: list[EventRecord] = []
+        self.peak_contact_force_n = np.zeros(len(specs))
+        self.contact_overflows = 0
+        self.steps = 0
+        self._grasped = False
+
+    def run(self, duration_s: float, real_time_factor: float = 0.0) -> PipelineResult:
+        """Simulate ``duration_s`` of simulated time (whole control ticks) and report.
+
+        Args:
+            duration_s: simulated seconds.
+            real_time_factor: pace blocks against the wall clock; 0 runs as
+                fast as possible.
+        """
+        sim = self.sim
+        dt = sim.timestep_s
+        total = max(1, round(duration_s / (self.steps_per_tick * dt))) * self.steps_per_tick
+        start = time.perf_counter()
+        sim_start_s = sim.time_s
+        done = 0
+        while done < total and not sim.diverged:
+            count = min(self.block_steps, total - done)
+            self.step_block(count)
+            done += count
+            if real_time_factor > 0:
+                delay = start + (sim.time_s - sim_start_s) / real_time_factor \
+                    - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+        wall_s = time.perf_counter() - start
+        peak = self.tracker.peak_energy_j
+        finite = np.where(np.isnan(peak), -np.inf, peak)
+        best = int(finite.argmax())
+        return PipelineResult(
+            steps=self.steps, sim_time_s=sim.time_s, wall_time_s=wall_s,
+            diverged=sim.diverged, events=tuple(self.events),
+            peak_contact_force_n=tuple(float(f) for f in self.peak_contact_force_n),
+            peak_energy_j=float(peak[best]),
+            peak_energy_time_s=float(self.tracker.peak_time_s[best]),
+            energy_failed=self.tracker.failed, contact_overflows=self.contact_overflows)
+
+    def step_block(self, count: int) -> None:
+        """Step ``count`` physics steps (whole ticks, at most ``block_steps``), then evaluate.
+
+        Raises:
+            ConfigError: ``count`` out of range or not whole ticks.
+        """
+        per_tick = self.steps_per_tick
+        if not (0 < count <= self.block_steps and count % per_tick == 0):
+            raise ConfigError(f'count must be whole ticks of {per_tick} steps, at most '
+                              f'{self.block_steps}, got {count}')
+        sim = self.sim
+        model, data = sim.model, sim.data
+        rows, sensordata = self._rows, data.sensordata
+        step, apply_control = mujoco.mj_step, sim.apply_control
+        first_time_s = sim.time_s
+        warnings_before = sim.instability_warnings()
+        for tick_start in range(0, count, per_tick):
+            apply_control()
+            for row in range(tick_start, tick_start + per_tick):
+                step(model, data)
+                rows[row][...] = sensordata
+        record = self._record[:count]
+        dt = sim.timestep_s
+        # The state of each row is the one its step started from.
+        state_time_s = first_time_s + np.arange(count) * dt
+        if sim.instability_warnings() > warnings_before or not (
+                np.isfinite(record).all() and np.isfinite(data.qpos).all()):
+            sim.mark_diverged(first_time_s)
+            self.steps += count
+            return
+        self.steps += count
+        self.block_time_s = state_time_s + dt
+        self._evaluate(record, state_time_s)
+
+    def pad_inputs(self, record: np.ndarray, pad: int) -> tuple[np.ndarray, ...]:
+        """Return the ``TactilePad.compute_block`` arguments of pad ``pad`` from recorded rows.
+
+        Counts the steps in which the pad had more contacts than slots.
+        """
+        contact, position, quaternion = self._pad_columns[pad]
+        slots = self.config.contact_slots
+        rows = record[:, contact].reshape(record.shape[0], slots, _SLOT_WIDTH)
+        overflows = int(np.count_nonzero(rows[:, 0, 0] > slots))
+        if overflows and not self.contact_overflows:
+            _log.warning('pad %r had %d contacts, more than its %d sensor slots; the rest '
+                         'are lost (raise contact_slots)', self.arrays.specs[pad].name,
+                         int(rows[:, 0, 0].max()), slots)
+        self.contact_overflows += overflows
+        filled = np.flatnonzero(rows[:, :, 0] > 0.0)
+        touching = np.take(rows.reshape(-1, _SLOT_WIDTH), filled, axis=0)
+        normal, tangent = touching[:, 7:10], touching[:, 10:13]
+        frame = np.empty((filled.size, 3, 3))
+        frame[:, 0], frame[:, 1] = normal, tangent
+        # tangent2 = normal x tangent (np.cross costs more than this for short rows).
+        frame[:, 2, 0] = normal[:, 1] * tangent[:, 2] - normal[:, 2] * tangent[:, 1]
+        frame[:, 2, 1] = normal[:, 2] * tangent[:, 0] - normal[:, 0] * tangent[:, 2]
+        frame[:, 2, 2] = normal[:, 0] * tangent[:, 1] - normal[:, 1] * tangent[:, 0]
+        return (filled // slots, touching[:, 4:7], frame, touching[:, 1:4],
+                record[:, position], record[:, quaternion])
+
+    def _evaluate(self, record: np.ndarray, state_time_s: np.ndarray) -> None:
+        """Tactile, energy and monitor samples of one block of recorded rows."""
+        values = []
+        for index, pad in enumerate(self.arrays.pads):
+            values.append(pad.compute_block(*self.pad_inputs(record, index)))
+        self.values = tuple(values)
+        self.tracker.update_block(
+            state_time_s, *split_frame_sensors(record[:, self._frame_columns], self._objects))
+        # One monitor sample per control tick: the tick's last step.
+        ticks = np.arange(self.steps_per_tick - 1, record.shape[0], self.steps_per_tick)
+        every = np.stack([_norm(pad.value_sum) for pad in self.arrays.pads], axis=1)
+        np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
+        totals = every[ticks]
+        at_ticks = record[ticks]
+        frames = split_frame_sensors(at_ticks[:, self._frame_columns], self._objects)
+        speed = np.linalg.norm(frames[2][:, 0], axis=1)
+        pad_positions = np.stack([at_ticks[:, p] for _, p, _ in self._pad_columns], axis=1)
+        distance = np.linalg.norm(
+            pad_positions - at_ticks[:, None, self._base_columns], axis=2)
+        in_contact = totals >= CONTACT_FORCE_N
+        stamps = state_time_s[ticks] + self.sim.timestep_s
+        for row in range(ticks.size):
+            update = self.monitor.update(GraspSample(
+                float(stamps[row]), in_contact[row], -1, float(speed[row]), (),
+                distance[row]))
+            self.events.extend(update.records)
+            self._react(update.command)
+
+    def _react(self, command: Command) -> None:
+        """Start the force test on a grasp, stop it when the trial stops."""
+        test = self.config.force_test
+        if command is Command.ACTIVATE and test is not None and not self._grasped:
+            self._grasped = True
+            self.sim.start_force_test(test)
+        elif command is Command.STOP and self.sim.force_test_active:
+            self.sim.stop_force_test()
+
+
+def _norm(value_sum: np.ndarray) -> np.ndarray:
+    """Return (S,) the magnitude of each sample's summed taxel values (S, width), N."""
+    if value_sum.shape[1] == 1:
+        return np.abs(value_sum[:, 0])
+    return np.sqrt(np.einsum('si,si->s', value_sum, value_sum))
