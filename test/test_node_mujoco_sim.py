@@ -154,6 +154,21 @@ def test_clock_never_runs_ahead_of_wall_time_at_real_time_factor_one(ros):
     assert sim_times == sorted(sim_times)
 
 
+def test_clock_rate_publishes_clock_every_kth_tick_and_joint_states_every_tick(ros):
+    from grasp_monitor.conversions import time_from_msg
+    start_sim(ros, clock_rate=PUBLISH_RATE_HZ / 4)
+    client = ros.client()
+    clocks, states = [], []
+    client.create_subscription(Clock, '/clock', clocks.append, 100)
+    client.create_subscription(JointState, 'joint_states', states.append, 100)
+    assert wait_for(lambda: len(clocks) >= 6 and len(states) >= 24, timeout_s=30.0)
+    clock_ticks = [round(time_from_msg(m.clock) * PUBLISH_RATE_HZ) for m in clocks]
+    state_ticks = [round(time_from_msg(m.header.stamp) * PUBLISH_RATE_HZ) for m in states]
+    assert all(tick % 4 == 0 for tick in clock_ticks), clock_ticks
+    assert [b - a for a, b in zip(clock_ticks, clock_ticks[1:])] == [4] * (len(clocks) - 1)
+    assert [b - a for a, b in zip(state_ticks, state_ticks[1:])] == [1] * (len(states) - 1)
+
+
 def test_bad_configuration_fails_at_construction_with_the_valid_choices(ros):
     import pytest
 
