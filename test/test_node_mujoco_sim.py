@@ -215,17 +215,31 @@ def test_every_scenario_starts_in_the_node(ros):
 
 def test_external_force_test_pulls_the_object_up_and_stops(ros):
     from nav_msgs.msg import Odometry
-    start_sim(ros, **{'force_test.amplitude_per_kg': 0.0, 'force_test.offset': 5.0})
+
+    from grasp_monitor.conversions import time_from_msg
+    sim = start_sim(ros, **{'force_test.amplitude_per_kg': 0.0, 'force_test.offset': 5.0})
     client = ros.client()
-    heights = []
+    heights, states = [], []  # heights: (simulated time s, object height m)
     client.create_subscription(
-        Odometry, 'ground_truth/object', lambda m: heights.append(m.pose.pose.position.z), 10)
+        Odometry, 'ground_truth/object',
+        lambda m: heights.append((time_from_msg(m.header.stamp), m.pose.pose.position.z)), 10)
+    client.create_subscription(JointState, 'joint_states', states.append, 10)
+    commands = client.create_publisher(JointState, 'servo_commands', 10)
     start = client.create_client(Trigger, 'mujoco_sim/external_force/start')
     stop = client.create_client(Trigger, 'mujoco_sim/external_force/stop')
-    assert wait_for(lambda: heights)
-    rest_m = heights[-1]
+
+    def gripper_held_up():  # unpowered, it would rest on the object and stop it at 1 cm
+        commands.publish(JointState(name=['lift'], position=[0.1], effort=[9.0]))
+        return states and abs(states[-1].position[0] - 0.1) < 0.005
+
+    assert wait_for(gripper_held_up, timeout_s=300.0)
+    rest_m = heights[-1][1]
     response = ros.call(start, Trigger.Request())
+    pulled_s = sim.sim.time_s
     assert response.success and response.message == 'pulling object'
-    # 5 N up on a 0.2 kg object (1.96 N weight): it rises off the table
-    assert wait_for(lambda: heights[-1] > rest_m + 0.05, timeout_s=20.0)
+    # 5 N up on a 0.2 kg object (1.96 N weight): half a simulated second later it is well
+    # off the table, however long a loaded machine takes to get there
+    assert wait_for(lambda: heights[-1][0] > pulled_s + 0.5, timeout_s=300.0)
+    height_m = next(z for t, z in heights if t > pulled_s + 0.5)
+    assert height_m > rest_m + 0.05, (rest_m, height_m)
     assert ros.call(stop, Trigger.Request()).message == 'released'
