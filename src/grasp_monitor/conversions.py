@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from builtin_interfaces.msg import Time
@@ -20,6 +21,10 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 #: Fields of a tactile cloud, in order: taxel position (m) and force (N), pad frame.
 TACTILE_FIELDS = ('x', 'y', 'z', 'fx', 'fy', 'fz')
+#: The cloud's field layout, built once: every cloud shares it (publishing serialises).
+_TACTILE_POINT_FIELDS = tuple(
+    PointField(name=name, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+    for i, name in enumerate(TACTILE_FIELDS))
 #: Sphere sizes of the tactile markers, from an unloaded taxel (0) to full scale.
 MARKER_LEVELS = 8
 #: Red, green and blue of the tactile marker colour map at 0, 1/2 and full scale.
@@ -147,14 +152,24 @@ def tactile_cloud_to_msg(
     msg.header.stamp = time_to_msg(time_s)
     msg.header.frame_id = frame_id
     msg.height, msg.width = 1, points.shape[0]
-    msg.fields = [PointField(name=name, offset=4 * i, datatype=PointField.FLOAT32, count=1)
-                  for i, name in enumerate(TACTILE_FIELDS)]
+    msg.fields = list(_TACTILE_POINT_FIELDS)
     msg.is_bigendian = False
     msg.point_step = 4 * len(TACTILE_FIELDS)
     msg.row_step = msg.point_step * points.shape[0]
     msg.is_dense = True
     msg.data = points.astype('<f4').tobytes()
     return msg
+
+
+@lru_cache(maxsize=32)
+def _taxel_points(positions: bytes) -> tuple[Point, ...]:
+    """Point messages of a pad's taxels (float64 x y z rows), made once per layout.
+
+    A pad's taxels never move in its frame, and building 10^3 Points is most of a
+    markers message's cost; messages may share them (publishing serialises).
+    """
+    return tuple(Point(x=x, y=y, z=z)
+                 for x, y, z in np.frombuffer(positions).reshape(-1, 3).tolist())
 
 
 def tactile_markers_to_msg(
@@ -187,7 +202,7 @@ def tactile_markers_to_msg(
         level = np.ceil(ratio * top).astype(np.int64)
         colours = np.stack([np.interp(ratio, (0.0, 0.5, 1.0), stops)
                             for stops in _MARKER_COLOURS], axis=1)
-        points = np.asarray(positions, float)
+        points = _taxel_points(np.ascontiguousarray(positions, float).tobytes())
         for k in range(MARKER_LEVELS):
             members = np.flatnonzero(level == k)
             marker = Marker(ns=f'tactile/{name}', id=k, type=Marker.SPHERE_LIST,
@@ -197,7 +212,7 @@ def tactile_markers_to_msg(
             marker.pose.orientation.w = 1.0
             marker.scale.x = marker.scale.y = marker.scale.z = spacing_m * (0.5 + k / top)
             marker.color.a = 1.0
-            marker.points = [Point(x=x, y=y, z=z) for x, y, z in points[members].tolist()]
+            marker.points = [points[i] for i in members.tolist()]
             marker.colors = [ColorRGBA(r=r, g=g, b=b, a=1.0)
                              for r, g, b in colours[members].tolist()]
             msg.markers.append(marker)

@@ -11,7 +11,7 @@ from grasp_monitor.core.errors import CommandError, GraspMonitorError
 from grasp_monitor.core.servo import ServoCommand
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import PointCloud2
@@ -59,7 +59,9 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
     try:
         made = factory()
         nodes = made if isinstance(made, list) else [made]
-        executor = MultiThreadedExecutor(num_threads=2)
+        # One thread: a node's callbacks share one mutually exclusive group anyway, and a
+        # pool's hand-offs under the GIL cost CPU and starve callbacks on a loaded machine.
+        executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
         executor.spin()

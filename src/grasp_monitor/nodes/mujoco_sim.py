@@ -49,8 +49,8 @@ class MujocoSimNode(Node):
     """Simulate a scenario in MuJoCo; its joints are moteus-like servos.
 
     Parameters: see ``mujoco_sim_parameters.PARAMETERS`` (scenario, physics.*, force_test.*,
-    publish_rate, real_time_factor, command_timeout, tactile, qos.*). With ``tactile`` on,
-    ``main`` hosts the ``tactile_sensor`` node on the same runner and executor.
+    publish_rate, clock_rate, real_time_factor, command_timeout, tactile, qos.*). With
+    ``tactile`` on, ``main`` hosts the ``tactile_sensor`` node on the same runner and executor.
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
     ``/diagnostics`` (1 Hz: rate, refused commands, watchdog, servo telemetry).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full`` (Float64MultiArray).
@@ -75,6 +75,8 @@ class MujocoSimNode(Node):
         self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor']),
                                 on_tick=self._publish)
         self.tactile = p['tactile'] and bool(scene.pads)
+        tick_rate_hz = 1.0 / (self.runner.steps_per_tick * self.sim.timestep_s)
+        self.clock_every = max(1, round(tick_rate_hz / p['clock_rate'])) if p['clock_rate'] else 1
         self.refused: Counter[str] = Counter()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.clock_pub = self.create_publisher(Clock, '/clock', 10)
@@ -96,7 +98,8 @@ class MujocoSimNode(Node):
         self.thread.start()
 
     def _publish(self, sim: Simulator) -> None:
-        self.clock_pub.publish(conversions.clock_to_msg(sim.time_s))
+        if self.runner.ticks % self.clock_every == 0:
+            self.clock_pub.publish(conversions.clock_to_msg(sim.time_s))
         self.joint_pub.publish(conversions.joint_state_to_msg(sim.joint_states()))
         odometry = conversions.odometry_from_body_arrays(sim.body_arrays())
         for publisher, msg in zip(self.body_pubs, odometry):

@@ -42,6 +42,8 @@ PARAMETERS = COMMON + (
               read_only=True),
     ParamSpec('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',
               1.0, 2000.0, read_only=True),
+    ParamSpec('clock_rate', 0.0, '/clock rate, Hz (0 = every tick); each /clock costs every '
+              'use_sim_time node a callback.', 0.0, 2000.0, read_only=True),
     ParamSpec('real_time_factor', 1.0, 'Simulated s per wall s; 0 = as fast as possible.',
               0.0, 1000.0, read_only=True),
     ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
