@@ -79,7 +79,8 @@ class MujocoSimNode(Node):
         self.clock_every = max(1, round(tick_rate_hz / p['clock_rate'])) if p['clock_rate'] else 1
         self.refused: Counter[str] = Counter()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
-        self.clock_pub = self.create_publisher(Clock, '/clock', 10)
+        # As deep as the sensor streams: a reader that falls behind (a recorder) loses no tick.
+        self.clock_pub = self.create_publisher(Clock, '/clock', max(10, p['qos.depth']))
         self.joint_pub = self.create_publisher(JointState, 'joint_states', qos)
         self.body_pubs = [self.create_publisher(Odometry, f'ground_truth/{body}', qos)
                           for body in self.sim.tracked_bodies]
