@@ -41,7 +41,8 @@ class GraspControllerNode(Node):
 
     Parameters: rate, autostart, grip_force, approach_height, lift_height,
     approach_duration, close_duration, lift_duration, qos.*.
-    Publishes: ``servo_commands/full`` (Float64MultiArray), ``/diagnostics`` (phase, 1 Hz).
+    Publishes: ``servo_commands/full`` (Float64MultiArray), ``/diagnostics`` (phase, 1 Hz
+    and at each phase change).
     Services: ``~/start`` (Trigger): restart the script from the approach.
     Time is the node clock, so with ``use_sim_time`` the script follows ``/clock``.
     """
@@ -54,6 +55,7 @@ class GraspControllerNode(Node):
             grip_force_n=p['grip_force'], approach_s=p['approach_duration'],
             close_s=p['close_duration'], lift_s=p['lift_duration'])
         self.start_s: float | None = None
+        self._published_phase = ''
         self.command_pub = self.create_publisher(
             Float64MultiArray, 'servo_commands/full',
             sensor_qos(p['qos.best_effort'], p['qos.depth']))
@@ -90,8 +92,11 @@ class GraspControllerNode(Node):
             self.start_s = now_s
         command = self.script.command(now_s - self.start_s)
         self.command_pub.publish(conversions.servo_command_to_multiarray(command))
+        if self.phase != self._published_phase:  # a phase change is news now, not within 1 s
+            self._publish_diagnostics()
 
     def _publish_diagnostics(self) -> None:
+        self._published_phase = self.phase
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
