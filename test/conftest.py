@@ -113,3 +113,38 @@ def ros():
     harness = RosHarness()
     yield harness
     harness.close()
+
+
+class Observer:
+    """Collects ``/diagnostics`` and ``/rosout``: what a node reports and what it logs."""
+
+    def __init__(self, ros):
+        from diagnostic_msgs.msg import DiagnosticArray
+        from rcl_interfaces.msg import Log
+        self.node = ros.client('observer')
+        self.diagnostics, self.logs = [], []
+        self.node.create_subscription(DiagnosticArray, '/diagnostics', self.diagnostics.append,
+                                      100)
+        self.node.create_subscription(Log, '/rosout', self.logs.append, 1000)
+
+    def status(self, name_suffix, predicate=lambda status: True, timeout_s=10.0):
+        """Wait for the latest status named ``*name_suffix`` that satisfies ``predicate``."""
+        def find():
+            for array in reversed(self.diagnostics):
+                for status in array.status:
+                    if status.name.endswith(name_suffix) and predicate(status):
+                        return status
+            return None
+        return wait_for(find, timeout_s)
+
+    def logged(self, node_name, text, timeout_s=10.0):
+        """Wait for a /rosout line of ``node_name`` containing ``text``; return its text."""
+        def find():
+            return next((log.msg for log in self.logs
+                         if log.name.split('.')[-1] == node_name and text in log.msg), None)
+        return wait_for(find, timeout_s)
+
+
+def status_values(status):
+    """Return a DiagnosticStatus's values as a dict."""
+    return {kv.key: kv.value for kv in status.values}
