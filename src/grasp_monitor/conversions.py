@@ -208,7 +208,8 @@ def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, fl
     """Read a tactile PointCloud2 back: positions (N, 3) m, forces (N, 3) N, time s.
 
     Raises:
-        CommandError: the cloud does not have the float32 x y z fx fy fz layout.
+        CommandError: the cloud does not have the float32 x y z fx fy fz layout, or
+            holds NaN or infinite values.
     """
     names = tuple(field.name for field in msg.fields)
     if names != TACTILE_FIELDS or any(
@@ -222,6 +223,9 @@ def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, fl
         raise CommandError(f'tactile cloud holds {len(msg.data)} bytes for {count} points',
                            'wrong_length')
     points = np.frombuffer(bytes(msg.data), dtype='<f4').reshape(count, 6).astype(float)
+    if not np.isfinite(points).all():
+        raise CommandError(f'tactile cloud holds {np.count_nonzero(~np.isfinite(points))} '
+                           'non-finite values', 'not_finite')
     return points[:, :3], points[:, 3:], time_from_msg(msg.header.stamp)
 
 

@@ -25,13 +25,20 @@ def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
         else ReliabilityPolicy.RELIABLE)
 
 
-def read_tactile_cloud(node: Node, pad: str, msg: PointCloud2):
-    """Read a tactile cloud; a malformed one is logged (throttled) and gives None."""
+def read_tactile_cloud(node: Node, refused: Counter, pad: str, msg: PointCloud2):
+    """Read a tactile cloud; a malformed one is counted by kind, logged (throttled), gives None."""
     try:
         return tactile_cloud_from_msg(msg)
-    except GraspMonitorError as error:
+    except CommandError as error:
+        refused[error.kind] += 1
         node.get_logger().warning(f'dropped tactile/{pad}: {error}', throttle_duration_sec=1.0)
         return None
+
+
+def refusal_counts(refused: Counter, total_key: str) -> dict[str, int]:
+    """Return diagnostic values of refusals: their total under ``total_key``, then by kind."""
+    return {total_key: sum(refused.values())} | {
+        f'refused.{kind}': count for kind, count in refused.items()}
 
 
 def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoCommand],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -10,7 +11,9 @@ from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.events import EventRecord
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
-from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
+from grasp_monitor.nodes.common import (
+    read_tactile_cloud, refusal_counts, run_node, sensor_qos,
+)
 from grasp_monitor.nodes.grasp_metrics_parameters import CRITERIA, PARAMETERS
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 from grasp_monitor.nodes.params import declare
@@ -45,6 +48,7 @@ class GraspMetricsNode(Node):
         self.metrics = TrialMetrics(self.config)
         self.bodies: dict[str, object] = {}
         self.clouds: dict[str, tuple] = {}
+        self.refused: Counter[str] = Counter()
         group = MutuallyExclusiveCallbackGroup()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.energy_pub = self.create_publisher(Float64, 'grasp_metrics/energy', 10)
@@ -65,7 +69,7 @@ class GraspMetricsNode(Node):
         self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
-        cloud = read_tactile_cloud(self, pad, msg)
+        cloud = read_tactile_cloud(self, self.refused, pad, msg)
         if cloud is not None:
             self.clouds[pad] = cloud[:2]
 
@@ -106,7 +110,8 @@ class GraspMetricsNode(Node):
         statuses = [conversions.diagnostic_status(
             f'{self.get_fully_qualified_name()}: energy', level,
             {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
-             'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j})]
+             'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j}
+            | refusal_counts(self.refused, 'refused_clouds'))]
         report = self.metrics.report
         if report is not None:
             values = {name: f'{value:.3f}' for name, value in report.partials.items()}

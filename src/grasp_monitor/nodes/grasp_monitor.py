@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import json
 import sys
 
@@ -11,7 +12,9 @@ from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor, MonitorConfig
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
-from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
+from grasp_monitor.nodes.common import (
+    read_tactile_cloud, refusal_counts, run_node, sensor_qos,
+)
 from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS
 from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry
@@ -56,6 +59,7 @@ class GraspMonitorNode(Node):
             auto_start=False, events=tuple(p['events'])))
         self.log = EventLog(p['event_log'])
         self.trial_records: list[dict[str, str]] = []
+        self.refused: Counter[str] = Counter()
         group = MutuallyExclusiveCallbackGroup()  # the monitor is not thread-safe
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.events_pub = self.create_publisher(DiagnosticStatus, 'grasp_monitor/events',
@@ -86,7 +90,7 @@ class GraspMonitorNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
-        cloud = read_tactile_cloud(self, pad, msg)
+        cloud = read_tactile_cloud(self, self.refused, pad, msg)
         if cloud is not None:
             self.inputs.update_pad(pad, cloud[1], cloud[2])
 
@@ -142,6 +146,7 @@ class GraspMonitorNode(Node):
         values = self.monitor.diagnostics()
         values.update({f'pad_force_n.{pad}': f'{force:.3f}' for pad, force in
                        zip(self.inputs.config.pads, self.inputs.pad_forces_n())})
+        values.update(refusal_counts(self.refused, 'refused_clouds'))
         stale = self.inputs.sample(self._now_s()).stale
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
