@@ -59,9 +59,14 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         args: command-line arguments, ROS arguments included.
 
     Returns:
-        0, or 2 after a configuration error (the reason on stderr).
+        0, or 2 after a configuration error or arguments rcl cannot read (the reason
+        on stderr).
     """
-    rclpy.init(args=args)
+    try:
+        rclpy.init(args=args)
+    except RCLError as error:  # e.g. a params file that does not parse
+        print(f'error: {error}', file=sys.stderr)
+        return 2
     nodes: list[Node] = []
     try:
         made = factory()
