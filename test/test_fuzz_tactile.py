@@ -109,7 +109,7 @@ def test_fuzzed_clouds_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, t
 
     def counted(status):
         values = status_values(status)
-        return values.get('refused_clouds') == str(sum(expected.values())) and all(
+        return values.get('refused_inputs') == str(sum(expected.values())) and all(
             values.get(f'refused.{kind}') == str(n) for kind, n in expected.items())
 
     assert observer.status(f'{NAMESPACE}/grasp_monitor: monitor', counted)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 import sys
-from typing import Callable
+from typing import Callable, TypeVar
 
-from grasp_monitor.conversions import tactile_cloud_from_msg
 from grasp_monitor.core.errors import CommandError, GraspMonitorError
 from grasp_monitor.core.servo import ServoCommand
 import rclpy
@@ -14,7 +13,8 @@ from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import PointCloud2
+
+T = TypeVar('T')
 
 
 def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
@@ -25,13 +25,13 @@ def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
         else ReliabilityPolicy.RELIABLE)
 
 
-def read_tactile_cloud(node: Node, refused: Counter, pad: str, msg: PointCloud2):
-    """Read a tactile cloud; a malformed one is counted by kind, logged (throttled), gives None."""
+def read_input(node: Node, refused: Counter, topic: str, read: Callable[[], T]) -> T | None:
+    """Return ``read()``; a refused input is counted by kind, logged (throttled), gives None."""
     try:
-        return tactile_cloud_from_msg(msg)
-    except CommandError as error:
-        refused[error.kind] += 1
-        node.get_logger().warning(f'dropped tactile/{pad}: {error}', throttle_duration_sec=1.0)
+        return read()
+    except GraspMonitorError as error:
+        refused[getattr(error, 'kind', 'invalid')] += 1
+        node.get_logger().warning(f'dropped {topic}: {error}', throttle_duration_sec=1.0)
         return None
 
 
