@@ -148,3 +148,16 @@ class Observer:
 def status_values(status):
     """Return a DiagnosticStatus's values as a dict."""
     return {kv.key: kv.value for kv in status.values}
+
+
+def start_monitor_and_metrics(ros, tmp_path, depth):
+    """Start grasp_monitor (no simulator) and grasp_metrics with sensor queues ``depth`` deep."""
+    from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
+    from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
+    from rclpy.parameter import Parameter
+    overrides = [Parameter('qos.depth', value=depth)]
+    monitor = ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=overrides + [
+        Parameter('simulator', value=''),
+        Parameter('event_log', value=str(tmp_path / 'events.jsonl'))]))
+    return monitor, ros.add(GraspMetricsNode(context=ros.context,
+                                             parameter_overrides=overrides))

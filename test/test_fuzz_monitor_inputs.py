@@ -9,15 +9,13 @@ each node has read it the refusals it counted must be exactly the defects it was
 from collections import Counter
 import math
 
-from conftest import NAMESPACE, Observer, status_values, wait_for
+from conftest import NAMESPACE, Observer, start_monitor_and_metrics, status_values, wait_for
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from grasp_monitor import conversions
 from grasp_monitor.core.events import Command, EventRecord, RECORD_KINDS
-from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS, GraspMonitorNode
+from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 from hypothesis import given, HealthCheck, settings, strategies as st
 from nav_msgs.msg import Odometry
-from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
 DEPTH = 1000
@@ -85,11 +83,7 @@ def event_records(draw):
 
 
 def test_fuzzed_inputs_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, tmp_path):
-    overrides = [Parameter('qos.depth', value=DEPTH)]
-    monitor = ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=overrides + [
-        Parameter('simulator', value=''),
-        Parameter('event_log', value=str(tmp_path / 'events.jsonl'))]))
-    metrics = ros.add(GraspMetricsNode(context=ros.context, parameter_overrides=overrides))
+    monitor, metrics = start_monitor_and_metrics(ros, tmp_path, DEPTH)
     observer = Observer(ros)
     client = ros.client()
     publishers = {'ground_truth/object': client.create_publisher(Odometry, 'ground_truth/object',

@@ -11,10 +11,8 @@ being read.
 from collections import Counter
 import math
 
-from conftest import NAMESPACE, Observer, status_values, wait_for
+from conftest import NAMESPACE, Observer, start_monitor_and_metrics, status_values, wait_for
 from grasp_monitor import conversions
-from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
-from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 from grasp_monitor.nodes.tactile_adapter import TactileAdapterNode
 from hypothesis import given, HealthCheck, settings, strategies as st
 import numpy as np
@@ -68,11 +66,7 @@ def marker_cloud(value):
 
 
 def test_fuzzed_clouds_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, tmp_path):
-    overrides = [Parameter('qos.depth', value=DEPTH)]
-    monitor = ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=overrides + [
-        Parameter('simulator', value=''),
-        Parameter('event_log', value=str(tmp_path / 'events.jsonl'))]))
-    metrics = ros.add(GraspMetricsNode(context=ros.context, parameter_overrides=overrides))
+    monitor, metrics = start_monitor_and_metrics(ros, tmp_path, DEPTH)
     observer = Observer(ros)
     client = ros.client()
     pad = client.create_publisher(PointCloud2, 'tactile/finger_left', DEPTH)
