@@ -15,7 +15,7 @@ from conftest import NAMESPACE
 from grasp_monitor.reference import NODES
 from hypothesis import given, HealthCheck, settings, strategies as st
 
-FUZZ = settings(max_examples=5, derandomize=True, deadline=None, database=None,
+FUZZ = settings(max_examples=4, derandomize=True, deadline=None, database=None,
                 suppress_health_check=list(HealthCheck))
 SPECS = [(executable, spec) for executable, module in NODES
          for spec in importlib.import_module(module).PARAMETERS]
