@@ -24,6 +24,19 @@ def wait_for(predicate, timeout_s=10.0, period_s=0.01):
     return value
 
 
+def publish_until(publish, predicate, timeout_s=20.0, every_s=0.5):
+    """Publish, then again every ``every_s`` until ``predicate`` holds; return its last value.
+
+    Slower than polling with a publish each time, but it never floods a busy node.
+    """
+    deadline = time.monotonic() + timeout_s
+    value = False
+    while not value and time.monotonic() < deadline:
+        publish()
+        value = wait_for(predicate, min(every_s, max(0.0, deadline - time.monotonic())))
+    return value
+
+
 class ScriptedHand:
     """Publishes tactile clouds, object odometry and finger joint states at 100 Hz."""
 

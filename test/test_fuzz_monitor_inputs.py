@@ -9,7 +9,9 @@ each node has read it the refusals it counted must be exactly the defects it was
 from collections import Counter
 import math
 
-from conftest import NAMESPACE, Observer, start_monitor_and_metrics, status_values, wait_for
+from conftest import (
+    NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values, wait_for,
+)
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from grasp_monitor import conversions
 from grasp_monitor.core.events import Command, EventRecord, RECORD_KINDS
@@ -124,7 +126,7 @@ def test_fuzzed_inputs_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, t
                 return metrics.metrics.record is not None and \
                     metrics.metrics.record.trial_id == trial
 
-        return wait_for(lambda: (publishers[topic].publish(marker), read())[1], 20.0)
+        return publish_until(lambda: publishers[topic].publish(marker), read)
 
     for topic in publishers:
         assert settle(topic), topic

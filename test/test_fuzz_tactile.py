@@ -11,7 +11,9 @@ being read.
 from collections import Counter
 import math
 
-from conftest import NAMESPACE, Observer, start_monitor_and_metrics, status_values, wait_for
+from conftest import (
+    NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values, wait_for,
+)
 from grasp_monitor import conversions
 from grasp_monitor.nodes.tactile_adapter import TactileAdapterNode
 from hypothesis import given, HealthCheck, settings, strategies as st
@@ -83,7 +85,7 @@ def test_fuzzed_clouds_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, t
                 math.isclose(cloud[1][:, 2].sum(), value, rel_tol=1e-6)
 
         marker = marker_cloud(value)
-        return wait_for(lambda: (pad.publish(marker), read_by_both())[1], 20.0)
+        return publish_until(lambda: pad.publish(marker), read_by_both)
 
     assert settle()
 
@@ -147,7 +149,7 @@ def test_fuzzed_driver_arrays_are_refused_by_kind_by_the_tactile_adapter(ros):
                 conversions.tactile_cloud_from_msg(clouds_seen[-1])[1][5, 2], value,
                 rel_tol=1e-6)
 
-        return wait_for(lambda: (driver.publish(marker), echoed())[1], 20.0)
+        return publish_until(lambda: driver.publish(marker), echoed)
 
     assert settle()
 
