@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from conftest import NAMESPACE, RosHarness, status_values, wait_for
+from conftest import NAMESPACE, publish_until, RosHarness, status_values, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
@@ -259,9 +259,9 @@ def test_a_diverging_command_ends_the_trial_and_the_simulator_serves_on(graph):
     # valid to the letter (finite, torque >= 0) but far beyond what MuJoCo integrates
     diverging = Float64MultiArray(data=[math.nan, 0.0, 9e9, 1.0, 1.0, 9e9] * 3)
     since = len(graph.diagnostics)
-    assert wait_for(lambda: (graph.full.publish(diverging),
-                             (s := graph.status(': simulation', since)) is not None
-                             and s.message == 'diverged')[1], timeout_s=30.0)
+    assert publish_until(lambda: graph.full.publish(diverging),
+                         lambda: (s := graph.status(': simulation', since)) is not None
+                         and s.message == 'diverged', timeout_s=30.0, every_s=0.1)
     assert graph.status(': simulation', since).level == DiagnosticStatus.ERROR
     # MuJoCo reset the state: time went back, and the monitor ended the trial
     assert wait_for(lambda: 'trial_end' in graph.kinds(events), timeout_s=20.0)
