@@ -24,6 +24,19 @@ def wait_for(predicate, timeout_s=10.0, period_s=0.01):
     return value
 
 
+def publish_until(publish, predicate, timeout_s=20.0, every_s=0.5):
+    """Publish, then again every ``every_s`` until ``predicate`` holds; return its last value.
+
+    Slower than polling with a publish each time, but it never floods a busy node.
+    """
+    deadline = time.monotonic() + timeout_s
+    value = False
+    while not value and time.monotonic() < deadline:
+        publish()
+        value = wait_for(predicate, min(every_s, max(0.0, deadline - time.monotonic())))
+    return value
+
+
 class ScriptedHand:
     """Publishes tactile clouds, object odometry and finger joint states at 100 Hz."""
 
@@ -113,3 +126,51 @@ def ros():
     harness = RosHarness()
     yield harness
     harness.close()
+
+
+class Observer:
+    """Collects ``/diagnostics`` and ``/rosout``: what a node reports and what it logs."""
+
+    def __init__(self, ros):
+        from diagnostic_msgs.msg import DiagnosticArray
+        from rcl_interfaces.msg import Log
+        self.node = ros.client('observer')
+        self.diagnostics, self.logs = [], []
+        self.node.create_subscription(DiagnosticArray, '/diagnostics', self.diagnostics.append,
+                                      100)
+        self.node.create_subscription(Log, '/rosout', self.logs.append, 1000)
+
+    def status(self, name_suffix, predicate=lambda status: True, timeout_s=10.0):
+        """Wait for the latest status named ``*name_suffix`` that satisfies ``predicate``."""
+        def find():
+            for array in reversed(self.diagnostics):
+                for status in array.status:
+                    if status.name.endswith(name_suffix) and predicate(status):
+                        return status
+            return None
+        return wait_for(find, timeout_s)
+
+    def logged(self, node_name, text, timeout_s=10.0):
+        """Wait for a /rosout line of ``node_name`` containing ``text``; return its text."""
+        def find():
+            return next((log.msg for log in self.logs
+                         if log.name.split('.')[-1] == node_name and text in log.msg), None)
+        return wait_for(find, timeout_s)
+
+
+def status_values(status):
+    """Return a DiagnosticStatus's values as a dict."""
+    return {kv.key: kv.value for kv in status.values}
+
+
+def start_monitor_and_metrics(ros, tmp_path, depth):
+    """Start grasp_monitor (no simulator) and grasp_metrics with sensor queues ``depth`` deep."""
+    from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
+    from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
+    from rclpy.parameter import Parameter
+    overrides = [Parameter('qos.depth', value=depth)]
+    monitor = ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=overrides + [
+        Parameter('simulator', value=''),
+        Parameter('event_log', value=str(tmp_path / 'events.jsonl'))]))
+    return monitor, ros.add(GraspMetricsNode(context=ros.context,
+                                             parameter_overrides=overrides))

@@ -29,6 +29,8 @@ _TACTILE_POINT_FIELDS = tuple(
 MARKER_LEVELS = 8
 #: Red, green and blue of the tactile marker colour map at 0, 1/2 and full scale.
 _MARKER_COLOURS = ((0.2, 1.0, 0.9), (0.4, 0.9, 0.05), (1.0, 0.1, 0.05))
+#: Largest departure of an orientation's norm from 1 that is still a unit quaternion.
+UNIT_QUATERNION_TOLERANCE = 1e-3
 #: DiagnosticStatus levels by name.
 LEVELS = {
     'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
@@ -73,6 +75,22 @@ def joint_state_from_msg(msg: JointState) -> JointStates:
 
     return JointStates(tuple(msg.name), column(msg.position), column(msg.velocity),
                        column(msg.effort), time_from_msg(msg.header.stamp))
+
+
+def joint_velocities_from_msg(msg: JointState) -> tuple[list[str], np.ndarray, float]:
+    """Read the joint names, velocities and time of a sensor_msgs/JointState.
+
+    Raises:
+        CommandError: not one velocity per name ('wrong_length'), or one is NaN or
+            infinite ('not_finite').
+    """
+    velocity = np.asarray(msg.velocity, float)
+    if velocity.size != len(msg.name):
+        raise CommandError(f'joint_states has {velocity.size} velocities for '
+                           f'{len(msg.name)} names', 'wrong_length')
+    if not np.isfinite(velocity).all():
+        raise CommandError('joint_states holds a NaN or infinite velocity', 'not_finite')
+    return list(msg.name), velocity, time_from_msg(msg.header.stamp)
 
 
 def servo_command_from_joint_state(
@@ -223,7 +241,8 @@ def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, fl
     """Read a tactile PointCloud2 back: positions (N, 3) m, forces (N, 3) N, time s.
 
     Raises:
-        CommandError: the cloud does not have the float32 x y z fx fy fz layout.
+        CommandError: the cloud does not have the float32 x y z fx fy fz layout, or
+            holds NaN or infinite values.
     """
     names = tuple(field.name for field in msg.fields)
     if names != TACTILE_FIELDS or any(
@@ -237,16 +256,30 @@ def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, fl
         raise CommandError(f'tactile cloud holds {len(msg.data)} bytes for {count} points',
                            'wrong_length')
     points = np.frombuffer(bytes(msg.data), dtype='<f4').reshape(count, 6).astype(float)
+    if not np.isfinite(points).all():
+        raise CommandError(f'tactile cloud holds {np.count_nonzero(~np.isfinite(points))} '
+                           'non-finite values', 'not_finite')
     return points[:, :3], points[:, 3:], time_from_msg(msg.header.stamp)
 
 
 def body_state_from_odometry(msg: Odometry) -> BodyState:
-    """Convert nav_msgs/Odometry (child-frame twist) to BodyState (world twist)."""
+    """Convert nav_msgs/Odometry (child-frame twist) to BodyState (world twist).
+
+    Raises:
+        CommandError: a pose or twist value is NaN or infinite ('not_finite'), or the
+            orientation is not a unit quaternion ('out_of_range').
+    """
     p = msg.pose.pose.position
     o = msg.pose.pose.orientation
     quaternion = np.array([o.w, o.x, o.y, o.z])
     lin = msg.twist.twist.linear
     ang = msg.twist.twist.angular
+    if not np.isfinite([p.x, p.y, p.z, *quaternion, lin.x, lin.y, lin.z,
+                        ang.x, ang.y, ang.z]).all():
+        raise CommandError(f'odometry of {msg.child_frame_id!r} holds NaN or inf', 'not_finite')
+    if abs(np.linalg.norm(quaternion) - 1.0) > UNIT_QUATERNION_TOLERANCE:
+        raise CommandError(f'odometry of {msg.child_frame_id!r}: orientation '
+                           f'{quaternion.tolist()} is not a unit quaternion', 'out_of_range')
     return BodyState(
         msg.child_frame_id, [p.x, p.y, p.z], quaternion,
         rotate(quaternion, [lin.x, lin.y, lin.z]), rotate(quaternion, [ang.x, ang.y, ang.z]),

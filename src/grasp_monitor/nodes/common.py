@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 import sys
-from typing import Callable
+from typing import Callable, TypeVar
 
-from grasp_monitor.conversions import tactile_cloud_from_msg
 from grasp_monitor.core.errors import CommandError, GraspMonitorError
 from grasp_monitor.core.servo import ServoCommand
 import rclpy
@@ -14,7 +13,8 @@ from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import PointCloud2
+
+T = TypeVar('T')
 
 
 def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
@@ -25,13 +25,20 @@ def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
         else ReliabilityPolicy.RELIABLE)
 
 
-def read_tactile_cloud(node: Node, pad: str, msg: PointCloud2):
-    """Read a tactile cloud; a malformed one is logged (throttled) and gives None."""
+def read_input(node: Node, refused: Counter, topic: str, read: Callable[[], T]) -> T | None:
+    """Return ``read()``; a refused input is counted by kind, logged (throttled), gives None."""
     try:
-        return tactile_cloud_from_msg(msg)
+        return read()
     except GraspMonitorError as error:
-        node.get_logger().warning(f'dropped tactile/{pad}: {error}', throttle_duration_sec=1.0)
+        refused[getattr(error, 'kind', 'invalid')] += 1
+        node.get_logger().warning(f'dropped {topic}: {error}', throttle_duration_sec=1.0)
         return None
+
+
+def refusal_counts(refused: Counter, total_key: str) -> dict[str, int]:
+    """Return diagnostic values of refusals: their total under ``total_key``, then by kind."""
+    return {total_key: sum(refused.values())} | {
+        f'refused.{kind}': count for kind, count in refused.items()}
 
 
 def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoCommand],
@@ -52,9 +59,14 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         args: command-line arguments, ROS arguments included.
 
     Returns:
-        0, or 2 after a configuration error (the reason on stderr).
+        0, or 2 after a configuration error or arguments rcl cannot read (the reason
+        on stderr).
     """
-    rclpy.init(args=args)
+    try:
+        rclpy.init(args=args)
+    except RCLError as error:  # e.g. a params file that does not parse
+        print(f'error: {error}', file=sys.stderr)
+        return 2
     nodes: list[Node] = []
     try:
         made = factory()

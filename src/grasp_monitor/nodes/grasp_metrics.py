@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -10,7 +11,9 @@ from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.events import EventRecord
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
-from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
+from grasp_monitor.nodes.common import (
+    read_input, refusal_counts, run_node, sensor_qos,
+)
 from grasp_monitor.nodes.grasp_metrics_parameters import CRITERIA, PARAMETERS
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
@@ -60,16 +63,16 @@ class GraspMetricsNode(Node):
         self.metrics = TrialMetrics(self.config)
         self.bodies: dict[str, object] = {}
         self.clouds: dict[str, tuple] = {}
+        self.refused: Counter[str] = Counter()
         group = MutuallyExclusiveCallbackGroup()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.energy_pub = self.create_publisher(Float64, 'grasp_metrics/energy', 10)
         self.reward_pub = self.create_publisher(Float64, 'grasp_metrics/reward', 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         for body in (p['object'], *p['pads']):
-            self.create_subscription(
-                Odometry, f'ground_truth/{body}',
-                lambda m, b=body: self.bodies.__setitem__(
-                    b, conversions.body_state_from_odometry(m)), qos, callback_group=group)
+            self.create_subscription(Odometry, f'ground_truth/{body}',
+                                     lambda m, b=body: self._on_body(b, m), qos,
+                                     callback_group=group)
         for pad in p['pads']:
             self.create_subscription(PointCloud2, f'tactile/{pad}',
                                      lambda m, pad=pad: self._on_pad(pad, m), qos,
@@ -79,13 +82,24 @@ class GraspMetricsNode(Node):
         self.create_timer(1.0 / p['rate'], self._sample, callback_group=group)
         self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
 
+    def _on_body(self, body: str, msg: Odometry) -> None:
+        state = read_input(self, self.refused, f'ground_truth/{body}',
+                           lambda: conversions.body_state_from_odometry(msg))
+        if state is not None:
+            self.bodies[body] = state
+
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
-        cloud = read_tactile_cloud(self, pad, msg)
+        cloud = read_input(self, self.refused, f'tactile/{pad}',
+                           lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
             self.clouds[pad] = cloud[:2]
 
     def _on_event(self, msg: DiagnosticStatus) -> None:
-        record = EventRecord.from_strings({kv.key: kv.value for kv in msg.values})
+        record = read_input(self, self.refused, 'grasp_monitor/events',
+                            lambda: EventRecord.from_strings({kv.key: kv.value
+                                                              for kv in msg.values}))
+        if record is None:
+            return
         if record.kind == 'trial_start':
             self.metrics.start(record.trial_id)
         elif record.kind == 'trial_end':
@@ -121,7 +135,8 @@ class GraspMetricsNode(Node):
         statuses = [conversions.diagnostic_status(
             f'{self.get_fully_qualified_name()}: energy', level,
             {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
-             'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j})]
+             'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j}
+            | refusal_counts(self.refused, 'refused_inputs'))]
         report = self.metrics.report
         if report is not None:
             values = {name: f'{value:.3f}' for name, value in report.partials.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import json
 import sys
 
@@ -11,7 +12,9 @@ from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor, MonitorConfig
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
-from grasp_monitor.nodes.common import read_tactile_cloud, run_node, sensor_qos
+from grasp_monitor.nodes.common import (
+    read_input, refusal_counts, run_node, sensor_qos,
+)
 from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
@@ -76,6 +79,7 @@ class GraspMonitorNode(Node):
             auto_start=False, events=tuple(p['events'])))
         self.log = EventLog(p['event_log'])
         self.trial_records: list[dict[str, str]] = []
+        self.refused: Counter[str] = Counter()
         group = MutuallyExclusiveCallbackGroup()  # the monitor is not thread-safe
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.events_pub = self.create_publisher(DiagnosticStatus, 'grasp_monitor/events',
@@ -106,18 +110,22 @@ class GraspMonitorNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
-        cloud = read_tactile_cloud(self, pad, msg)
+        cloud = read_input(self, self.refused, f'tactile/{pad}',
+                           lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
             self.inputs.update_pad(pad, cloud[1], cloud[2])
 
     def _on_object(self, msg: Odometry) -> None:
-        twist = msg.twist.twist.linear
-        self.inputs.update_object([twist.x, twist.y, twist.z],
-                                  conversions.time_from_msg(msg.header.stamp))
+        body = read_input(self, self.refused, 'ground_truth',
+                          lambda: conversions.body_state_from_odometry(msg))
+        if body is not None:
+            self.inputs.update_object(body.linear_velocity_in_world, body.time_s)
 
     def _on_joints(self, msg: JointState) -> None:
-        self.inputs.update_joints(list(msg.name), msg.velocity,
-                                  conversions.time_from_msg(msg.header.stamp))
+        joints = read_input(self, self.refused, 'joint_states',
+                            lambda: conversions.joint_velocities_from_msg(msg))
+        if joints is not None:
+            self.inputs.update_joints(*joints)
 
     def _emit(self, records) -> None:
         self.log.append(records)  # flushed first: a killed node loses nothing published
@@ -162,6 +170,7 @@ class GraspMonitorNode(Node):
         values = self.monitor.diagnostics()
         values.update({f'pad_force_n.{pad}': f'{force:.3f}' for pad, force in
                        zip(self.inputs.config.pads, self.inputs.pad_forces_n())})
+        values.update(refusal_counts(self.refused, 'refused_inputs'))
         stale = self.inputs.sample(self._now_s()).stale
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()

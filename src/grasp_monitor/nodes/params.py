@@ -13,6 +13,7 @@ from grasp_monitor.core.errors import ConfigError
 from rcl_interfaces.msg import (
     FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult,
 )
+from rclpy.exceptions import ParameterException
 from rclpy.node import Node
 
 
@@ -70,11 +71,17 @@ def declare(node: Node, specs: Sequence[ParamSpec]) -> dict[str, Any]:
     """Declare ``specs`` on ``node`` and return their values, checked.
 
     Raises:
-        ConfigError: a value outside its choices.
+        ConfigError: a value of the wrong type, out of range, empty or outside its choices.
     """
     values = {}
     for spec in specs:
-        value = node.declare_parameter(spec.name, spec.default, spec.descriptor()).value
+        try:
+            value = node.declare_parameter(spec.name, spec.default, spec.descriptor()).value
+        except ParameterException as error:  # a wrong type or out of range, from an override
+            raise ConfigError(f'parameter {spec.name}: {error}') from None
+        if value is None:  # e.g. "[]" in YAML, which carries no type
+            raise ConfigError(f'parameter {spec.name} has no value; give a {spec.type_name} '
+                              f'such as {spec.default!r}')
         spec.check(value)
         values[spec.name] = list(value) if isinstance(value, (list, tuple)) else value
     return values
