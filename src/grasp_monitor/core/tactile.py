@@ -295,7 +295,8 @@ class TactilePad:
             self._nearest(points_in_pad, signal, values, index)
         if self.noise.is_identity:
             # Both responses conserve each contact's signal: no pass over every taxel.
-            self.value_sum = _sum_by_sample(index, signal, samples)
+            self.value_sum = self.total_force_in_pad if signal is force_in_pad else \
+                _sum_by_sample(index, signal, samples)
             return values
         self.noise.apply(values, out=values)
         self.value_sum = values.sum(axis=1)
