@@ -499,7 +499,9 @@ class _CandidateGrid:
         """
         scaled = (points - self.low) * (1.0 / self.cell_m)
         cell = np.floor(scaled)
-        np.clip(cell, 0.0, self._last_cell, out=cell)
+        # Two ufuncs: np.clip's Python wrapper costs more than both for a few points.
+        np.maximum(cell, 0.0, out=cell)
+        np.minimum(cell, self._last_cell, out=cell)
         offset = scaled - cell
         offset -= 0.5
         offset *= self.cell_m
