@@ -51,3 +51,32 @@ def test_the_contact_points_move_with_the_pads():
     record = metrics.record
     np.testing.assert_allclose(record.mean_contact_point_in_world[0], [0, 0, 0], atol=1e-12)
     assert record.contact_count[0] == 2
+
+
+def test_energy_from_the_grasp_waits_for_it_then_takes_the_pose_in_the_hand():
+    metrics = TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3,
+                                         energy_from='grasp'))
+    metrics.start(trial_id=1)
+    pads = [still('left', [0, 0.03, 0.1], 0.0), still('right', [0, -0.03, 0.1], 0.0)]
+    none = [np.zeros((0, 3))] * 2
+    # the hand 0.1 m above the object: from the trial start this would be energy
+    assert metrics.update(0.0, still('object', [0, 0, 0], 0.0), pads, none, none) is None
+    metrics.add_event(EventRecord('grasp', 0.01, 0.01, 1, 1, Command.ACTIVATE))
+    for i in range(1, 4):
+        # object and hand rise together by 1 mm per 10 ms sample: rigid, zero energy
+        z = 0.001 * i
+        pads = [still('left', [0, 0.03, 0.1 + z], 0.01 * i),
+                still('right', [0, -0.03, 0.1 + z], 0.01 * i)]
+        sample = metrics.update(0.01 * i, still('object', [0, 0, z], 0.01 * i), pads, none,
+                                none)
+        assert sample.energy_mean_j.tolist() == pytest.approx([0.0], abs=1e-12)
+    # the object drops 1 mm in the hand in one sample: 1/2 m (d/dt)^2 = 0.1 * 0.1^2 J
+    pads = [still('left', [0, 0.03, 0.104], 0.04), still('right', [0, -0.03, 0.104], 0.04)]
+    sample = metrics.update(0.04, still('object', [0, 0, 0.003], 0.04), pads, none, none)
+    assert sample.energy_mean_j.tolist() == pytest.approx([0.5 * 0.2 * 0.1 ** 2])
+
+
+def test_an_unknown_energy_reference_is_refused_with_the_choices():
+    with pytest.raises(ValueError) as error:
+        MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3, energy_from='contact')
+    assert str(error.value) == "energy_from must be one of trial_start, grasp, got 'contact'"

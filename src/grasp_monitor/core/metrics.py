@@ -23,6 +23,10 @@ from grasp_monitor.core.values import BodyState
 import numpy as np
 
 
+#: When the energy metric takes its reference (see ``MetricsConfig.energy_from``).
+ENERGY_REFERENCES = ('trial_start', 'grasp')
+
+
 @dataclasses.dataclass(frozen=True)
 class MetricsConfig:
     """What the metrics are computed on.
@@ -35,6 +39,10 @@ class MetricsConfig:
         sample_period_s: nominal interval between samples, s.
         criteria: constants of the criteria.
         weights: weights of the total reward.
+        energy_from: when the energy metric takes its reference pose of the object in
+            each pad: ``trial_start`` (the benchmark's case: the object held from the
+            start) or ``grasp`` (a pick: before the grasp the object is not in the hand,
+            so no energy is reported, and the grasp event sets the reference).
     """
 
     object_name: str
@@ -44,9 +52,13 @@ class MetricsConfig:
     sample_period_s: float = 0.01
     criteria: CriteriaConfig = CriteriaConfig()
     weights: CriteriaWeights = CriteriaWeights()
+    energy_from: str = 'trial_start'
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
+        if self.energy_from not in ENERGY_REFERENCES:
+            raise ConfigError(f'energy_from must be one of {", ".join(ENERGY_REFERENCES)}, '
+                              f'got {self.energy_from!r}')
         if len(self.pads) != 2:
             raise ConfigError(f'pads must be two names (left, right), got {list(self.pads)}')
         if not self.object_mass_kg > 0:
@@ -67,12 +79,17 @@ class TrialMetrics:
         self.record: TrialRecord | None = None
         self.last_energy: EnergySample | None = None
         self.report: CriteriaReport | None = None
+        self._energy_on = False
 
     def start(self, trial_id: int) -> None:
-        """Open a trial: a fresh record; the next sample sets the energy reference."""
+        """Open a trial: a fresh record; the next sample sets the energy reference.
+
+        With ``energy_from='grasp'`` the energy waits for the trial's grasp event.
+        """
         self.record = TrialRecord(2, trial_id, self.config.pads)
         self.tracker.reset()
         self.last_energy = None
+        self._energy_on = self.config.energy_from == 'trial_start'
 
     def update(
         self, time_s: float, obj: BodyState, pads: Sequence[BodyState],
@@ -98,6 +115,8 @@ class TrialMetrics:
         summary = summarize_contacts(points, forces_on_object, body_index, 2)
         self.record.append(time_s, obj.position_in_world, obj.linear_velocity_in_world,
                            summary)
+        if not self._energy_on:
+            return None
         self.last_energy = self.tracker.update([obj], pads[0], pads[1])
         return self.last_energy
 
@@ -105,6 +124,9 @@ class TrialMetrics:
         """Note an event of the open trial (grasp and slip-out shape the criteria)."""
         if self.record is not None and record.trial_id == self.record.trial_id:
             self.record.add_event(record)
+            if record.kind == 'grasp' and self.config.energy_from == 'grasp':
+                self.tracker.reset()  # the next sample is the object's pose in the hand
+                self._energy_on = True
 
     def finish(self) -> CriteriaReport | None:
         """Close the trial and evaluate its criteria (None without samples)."""

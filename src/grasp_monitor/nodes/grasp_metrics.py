@@ -58,7 +58,7 @@ class GraspMetricsNode(Node):
             1.0 / p['rate'],
             CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
                            p['criteria.final_position_ref'], p['criteria.force_cutoff']),
-            CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)))
+            CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'])
         self.thresholds_j = (p['energy_warn'], p['energy_threshold'])
         self.metrics = TrialMetrics(self.config)
         self.bodies: dict[str, object] = {}

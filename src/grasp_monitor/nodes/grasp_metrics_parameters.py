@@ -1,5 +1,6 @@
 """Declared parameters of the ``grasp_metrics`` node."""
 
+from grasp_monitor.core.metrics import ENERGY_REFERENCES
 from grasp_monitor.nodes.params import COMMON, ParamSpec
 
 CRITERIA = ('time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
@@ -15,6 +16,10 @@ PARAMETERS = COMMON + (
     ParamSpec('rate', 100.0, 'Sample rate, Hz.', 1.0, 2000.0, read_only=True),
     ParamSpec('energy_threshold', 1e7, 'Energy above which the grasp failed, J.', 0.0, 1e12,
               read_only=True),
+    ParamSpec('energy_from', 'trial_start',
+              'Energy reference: the object in the hand at trial_start (held from the start) '
+              'or at the grasp (a pick; no energy before it).', read_only=True,
+              choices=ENERGY_REFERENCES),
     ParamSpec('energy_warn', 1.0, 'Energy reported as WARN from this value, J.', 0.0, 1e12,
               read_only=True),
     ParamSpec('criteria.trial_duration', 10.0, 'T of the time criterion, s.', 1e-3, 1e5,
