@@ -4,6 +4,7 @@ import os
 import threading
 import time
 
+from hypothesis import HealthCheck, Phase, settings
 import numpy as np
 import pytest
 
@@ -12,6 +13,17 @@ import pytest
 os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 100)
 NAMESPACE = f'/test_{os.getpid()}'
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+
+
+def fuzz_settings(max_examples):
+    """Return the fuzz tests' Hypothesis settings: repeatable, bounded, nothing saved.
+
+    No shrinking: every shrink step waits out a DDS timeout, so a failure would run for
+    many minutes before it is reported; the failing example is reported as generated.
+    """
+    return settings(max_examples=max_examples, derandomize=True, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck),
+                    phases=(Phase.explicit, Phase.reuse, Phase.generate))
 
 
 def wait_for(predicate, timeout_s=10.0, period_s=0.01):

@@ -10,19 +10,19 @@ from collections import Counter
 import math
 
 from conftest import (
-    NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values, wait_for,
+    fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics,
+    status_values, wait_for,
 )
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from grasp_monitor import conversions
 from grasp_monitor.core.events import Command, EventRecord, RECORD_KINDS
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
-from hypothesis import given, HealthCheck, settings, strategies as st
+from hypothesis import given, strategies as st
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 
 DEPTH = 1000
-FUZZ = settings(max_examples=30, derandomize=True, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = fuzz_settings(max_examples=30)
 finite = st.floats(-1e3, 1e3)
 bad_value = st.sampled_from([math.nan, math.inf, -math.inf])
 

@@ -7,7 +7,7 @@ refused with a reason, the node's values must stay as they were, and the node mu
 answering and publishing.
 """
 
-from conftest import wait_for
+from conftest import fuzz_settings, wait_for
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.grasp_controller import GraspControllerNode
@@ -17,15 +17,14 @@ from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.tactile_adapter import TactileAdapterNode
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode
-from hypothesis import given, HealthCheck, settings, strategies as st
+from hypothesis import given, strategies as st
 import moteus
 from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
 from rcl_interfaces.srv import SetParametersAtomically
 from rclpy.parameter import Parameter
 
-FUZZ = settings(max_examples=40, derandomize=True, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = fuzz_settings(max_examples=40)
 # (type, field of ParameterValue, strategy of its value)
 VALUES = (
     (ParameterType.PARAMETER_BOOL, 'bool_value', st.booleans()),

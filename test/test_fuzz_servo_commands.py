@@ -12,12 +12,12 @@ kept coming, and a valid command still moves the lift.
 from collections import Counter
 import math
 
-from conftest import NAMESPACE, Observer, publish_until, status_values, wait_for
+from conftest import fuzz_settings, NAMESPACE, Observer, publish_until, status_values, wait_for
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode
-from hypothesis import given, HealthCheck, settings, strategies as st
+from hypothesis import given, strategies as st
 import moteus
 import pytest
 from rclpy.parameter import Parameter
@@ -27,8 +27,7 @@ from std_srvs.srv import Trigger
 
 JOINTS = ['lift', 'finger_left', 'finger_right']
 DEPTH = 1000  # reliable, deep enough for a whole batch: nothing is dropped on the way
-FUZZ = settings(max_examples=25, derandomize=True, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = fuzz_settings(max_examples=25)
 
 finite = st.floats(-1e6, 1e6, allow_nan=False)
 huge = st.sampled_from([1e300, -1e300, 1.7e308])

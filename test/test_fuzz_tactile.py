@@ -12,19 +12,19 @@ from collections import Counter
 import math
 
 from conftest import (
-    NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values, wait_for,
+    fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics,
+    status_values, wait_for,
 )
 from grasp_monitor import conversions
 from grasp_monitor.nodes.tactile_adapter import TactileAdapterNode
-from hypothesis import given, HealthCheck, settings, strategies as st
+from hypothesis import given, strategies as st
 import numpy as np
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import PointCloud2, PointField
 from std_msgs.msg import Float32MultiArray
 
 DEPTH = 1000
-FUZZ = settings(max_examples=25, derandomize=True, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = fuzz_settings(max_examples=25)
 force = st.floats(-100.0, 100.0, width=32)
 bad_value = st.sampled_from([math.nan, math.inf, -math.inf])
 

@@ -11,12 +11,11 @@ import os
 import subprocess
 import sys
 
-from conftest import NAMESPACE
+from conftest import fuzz_settings, NAMESPACE
 from grasp_monitor.reference import NODES
-from hypothesis import given, HealthCheck, settings, strategies as st
+from hypothesis import given, strategies as st
 
-FUZZ = settings(max_examples=3, derandomize=True, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = fuzz_settings(max_examples=3)
 SPECS = [(executable, spec) for executable, module in NODES
          for spec in importlib.import_module(module).PARAMETERS]
 GARBLES = ('[1, 2', '{a: b', '"unclosed', '- : -\n  -', '&anchor *other', '}')

@@ -45,3 +45,10 @@ def test_odometry_twist_is_in_the_body_frame_and_reads_back_in_the_world():
     np.testing.assert_allclose(state.linear_velocity_in_world, [1.0, 0, 0], atol=1e-12)
     np.testing.assert_allclose(state.angular_velocity_in_world, [0, 0, 2.0], atol=1e-12)
     assert state.time_s == 4.5
+
+
+def test_editing_one_tactile_cloud_leaves_the_next_one_valid():
+    first = conversions.tactile_cloud_to_msg(np.zeros((1, 3)), np.ones((1, 3)), 'pad', 0.0)
+    first.fields[0].name = 'rgb'
+    second = conversions.tactile_cloud_to_msg(np.zeros((1, 3)), np.ones((1, 3)), 'pad', 0.0)
+    assert [field.name for field in second.fields] == ['x', 'y', 'z', 'fx', 'fy', 'fz']

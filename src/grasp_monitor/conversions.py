@@ -21,10 +21,6 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 #: Fields of a tactile cloud, in order: taxel position (m) and force (N), pad frame.
 TACTILE_FIELDS = ('x', 'y', 'z', 'fx', 'fy', 'fz')
-#: The cloud's field layout, built once: every cloud shares it (publishing serialises).
-_TACTILE_POINT_FIELDS = tuple(
-    PointField(name=name, offset=4 * i, datatype=PointField.FLOAT32, count=1)
-    for i, name in enumerate(TACTILE_FIELDS))
 #: Sphere sizes of the tactile markers, from an unloaded taxel (0) to full scale.
 MARKER_LEVELS = 8
 #: Red, green and blue of the tactile marker colour map at 0, 1/2 and full scale.
@@ -170,7 +166,9 @@ def tactile_cloud_to_msg(
     msg.header.stamp = time_to_msg(time_s)
     msg.header.frame_id = frame_id
     msg.height, msg.width = 1, points.shape[0]
-    msg.fields = list(_TACTILE_POINT_FIELDS)
+    # Fresh fields per message: a caller that edits one message must not edit the next.
+    msg.fields = [PointField(name=name, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                  for i, name in enumerate(TACTILE_FIELDS)]
     msg.is_bigendian = False
     msg.point_step = 4 * len(TACTILE_FIELDS)
     msg.row_step = msg.point_step * points.shape[0]
