@@ -159,7 +159,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--steps', type=int, default=2000, help='physics steps per pass')
     parser.add_argument('--resolution', type=float, default=0.003, help='taxel spacing, m')
-    parser.add_argument('--block', type=float, default=0.1, help='pipeline block, s')
+    parser.add_argument('--block', type=float, default=PipelineConfig().block_s,
+                        help='pipeline block, s (default: PipelineConfig.block_s)')
     parser.add_argument('--rates', type=float, nargs='+', default=[100.0, 1000.0],
                         help='control rates of the pipeline rows, Hz')
     parser.add_argument('--profile', action='store_true', help='profile the pipeline too')

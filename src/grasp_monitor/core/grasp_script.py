@@ -9,6 +9,7 @@ whatever the object's width.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import ServoCommand
@@ -47,12 +48,33 @@ class PickLiftScript:
         for name in ('approach_s', 'close_s', 'lift_s'):
             if not getattr(self, name) > 0:
                 raise ConfigError(f'{name} must be > 0, got {getattr(self, name)}')
+        # Every value of a command comes from these: finite ones make valid commands.
+        for name in ('approach_height_m', 'lift_height_m', 'lift_feedforward_n'):
+            if not math.isfinite(getattr(self, name)):
+                raise ConfigError(f'{name} must be finite, got {getattr(self, name)}')
+        for name in ('lift_max_force_n', 'finger_max_force_n'):
+            if not (math.isfinite(getattr(self, name)) and getattr(self, name) >= 0):
+                raise ConfigError(f'{name} must be finite and >= 0, got {getattr(self, name)}')
         if not 0 <= self.grip_force_n <= self.finger_max_force_n:
             raise ConfigError(
                 f'grip_force_n must be in [0, finger_max_force_n={self.finger_max_force_n}],'
                 f' got {self.grip_force_n}')
         if not 0 <= self.finger_kd_scale <= 1:
             raise ConfigError(f'finger_kd_scale must be in [0, 1], got {self.finger_kd_scale}')
+        # Per phase kind (fingers open, closing) every value but the lift target is fixed.
+        tables = {}
+        for closing in (False, True):
+            finger_force = self.grip_force_n if closing else 0.0
+            finger_kd = self.finger_kd_scale if closing else 1.0
+            tables[closing] = np.array([
+                [0.0, math.nan if closing else 0.0, math.nan if closing else 0.0],
+                [0.0, 0.0, 0.0],
+                [self.lift_feedforward_n, finger_force, finger_force],
+                [1.0, 0.0 if closing else 1.0, 0.0 if closing else 1.0],
+                [1.0, finger_kd, finger_kd],
+                [self.lift_max_force_n, self.finger_max_force_n, self.finger_max_force_n]])
+        object.__setattr__(self, '_tables', tables)
+        object.__setattr__(self, '_last', (None, None))
 
     def phase(self, time_s: float) -> str:
         """Return the phase at ``time_s`` since the start of the script."""
@@ -76,14 +98,13 @@ class PickLiftScript:
             fraction = min(1.0, (time_s - lift_start_s) / self.lift_s)
             lift_m = self.lift_height_m * fraction
         closing = phase != 'approach'
-        finger_force = self.grip_force_n if closing else 0.0
-        finger_target = np.nan if closing else 0.0
-        return ServoCommand(
-            position=[lift_m, finger_target, finger_target],
-            velocity=[0.0, 0.0, 0.0],
-            feedforward_torque=[self.lift_feedforward_n, finger_force, finger_force],
-            kp_scale=[1.0, 0.0 if closing else 1.0, 0.0 if closing else 1.0],
-            kd_scale=[1.0, self.finger_kd_scale if closing else 1.0,
-                      self.finger_kd_scale if closing else 1.0],
-            maximum_torque=[self.lift_max_force_n, self.finger_max_force_n,
-                            self.finger_max_force_n])
+        key, command = self._last
+        if key == (closing, lift_m):
+            # Hold and close repeat one command: the same object lets the backend skip it.
+            return command
+        # Built from the validated settings above: no need to validate it again.
+        table = self._tables[closing].copy()
+        table[0, 0] = lift_m
+        command = ServoCommand.trusted(table)
+        object.__setattr__(self, '_last', ((closing, lift_m), command))
+        return command

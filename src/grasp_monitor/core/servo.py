@@ -116,6 +116,7 @@ class ServoCommand:
         feedforward_torque: (N,) N·m.
         kp_scale, kd_scale: (N,) in [0, 1].
         maximum_torque: (N,) N·m, >= 0.
+        table: (6, N) the fields above as the rows of one read-only array.
     """
 
     position: np.ndarray
@@ -136,8 +137,7 @@ class ServoCommand:
         # One table, a few checks: commands are built at the control rate.
         table = np.array(rows)
         table.setflags(write=False)
-        for name, row in zip(COMMAND_FIELDS, table):
-            object.__setattr__(self, name, row)
+        self._set_table(table)
         if np.isinf(table[0]).any():
             raise CommandError('position must be finite or NaN (NaN disables it)', 'not_finite')
         if not np.isfinite(table[1:]).all():
@@ -151,6 +151,24 @@ class ServoCommand:
         if (table[5] < 0).any():
             raise CommandError(
                 f'maximum_torque must be >= 0, got {self.maximum_torque.tolist()}', 'out_of_range')
+
+    def _set_table(self, table: np.ndarray) -> None:
+        object.__setattr__(self, 'table', table)
+        for name, row in zip(COMMAND_FIELDS, table):
+            object.__setattr__(self, name, row)
+
+    @classmethod
+    def trusted(cls, table: np.ndarray) -> 'ServoCommand':
+        """Return a command on a read-only (6, N) table, rows ``COMMAND_FIELDS``, unchecked.
+
+        Only for commands the project builds itself from validated settings
+        (a scripted drive at the control rate); outside input goes through
+        the constructor, which refuses bad values.
+        """
+        table.setflags(write=False)
+        command = cls.__new__(cls)
+        command._set_table(table)
+        return command
 
     @staticmethod
     def stop(n: int) -> 'ServoCommand':

@@ -213,7 +213,10 @@ class TactilePad:
         points_in_pad = (contacts.position_in_world[touching] - np.asarray(position)) @ rotation
         if not np.isfinite(points_in_pad).all():
             raise SimulationError('contact positions or the pad pose are not finite')
-        self._distribute(points_in_pad, signal, values[None], None)
+        if self.config.response == 'spread_linear':
+            self._spread_padded(points_in_pad, signal, values)
+        else:
+            self._nearest(points_in_pad, signal, values[None], None)
         return self.noise.apply(values)
 
     def compute_block(
@@ -258,11 +261,11 @@ class TactilePad:
         samples = pad_position.shape[0]
         rotation = _rotation_matrices(
             np.asarray(quaternion_pad_in_world, dtype=float).reshape(samples, 4))
-        values = np.zeros((samples, len(self.layout), self.width))
         self.contact_count = int(index.size)
         self.total_force_in_pad = np.zeros((samples, 3))
         self.value_sum = np.zeros((samples, self.width))
         if index.size == 0:
+            values = np.zeros((samples, len(self.layout), self.width))
             self.noise.apply(values, out=values)
             self.value_sum = values.sum(axis=1)
             return values
@@ -285,22 +288,19 @@ class TactilePad:
                                   - np.take(pad_position, index, axis=0), contact_rotation)
         if not np.isfinite(points_in_pad).all():
             raise SimulationError('contact positions or the pad pose are not finite')
-        self._distribute(points_in_pad, signal, values, index)
+        if self.config.response == 'spread_linear':
+            values = self._spread_block(points_in_pad, signal, index, samples)
+        else:
+            values = np.zeros((samples, len(self.layout), self.width))
+            self._nearest(points_in_pad, signal, values, index)
         if self.noise.is_identity:
             # Both responses conserve each contact's signal: no pass over every taxel.
-            self.value_sum = _sum_by_sample(index, signal, samples)
+            self.value_sum = self.total_force_in_pad if signal is force_in_pad else \
+                _sum_by_sample(index, signal, samples)
             return values
         self.noise.apply(values, out=values)
         self.value_sum = values.sum(axis=1)
         return values
-
-    def _distribute(self, points_in_pad: np.ndarray, signal: np.ndarray, values: np.ndarray,
-                    sample: np.ndarray | None) -> None:
-        """Set ``values`` (S, N, width): each contact's signal spread onto its sample's row."""
-        if self.config.response == 'spread_linear':
-            self._spread_linear(points_in_pad, signal, values, sample)
-        else:
-            self._nearest(points_in_pad, signal, values, sample)
 
     def _grow(self, count: int) -> None:
         """Make the per-contact buffers hold at least ``count`` contacts (doubling)."""
@@ -328,21 +328,19 @@ class TactilePad:
         np.sqrt(distance, out=distance)
         return rows, distance
 
-    def _spread_linear(self, points_in_pad: np.ndarray, signal: np.ndarray,
-                       values: np.ndarray, sample: np.ndarray | None) -> None:
-        """Set values: each contact's signal shared by the taxels in range, linearly.
+    def _spread_block(self, points_in_pad: np.ndarray, signal: np.ndarray,
+                      sample: np.ndarray, samples: int) -> np.ndarray:
+        """Return (S, N, width): each contact's signal shared by the taxels in range, linearly.
 
         One sample (``compute``, a node's tick) takes the padded candidate
-        table: few numpy calls for its few contacts. A block (``compute_block``)
-        takes each contact's candidates unpadded: a cell lists 17 taxels on
-        average but up to 48 where faces meet, and with hundreds of contacts
-        the work per candidate outweighs the calls. Both give the same values
-        to rounding.
+        table (``_spread_padded``): few numpy calls for its few contacts. A
+        block takes each contact's candidates unpadded: a cell lists 17
+        taxels on average but up to 48 where faces meet, and with hundreds of
+        contacts the work per candidate outweighs the calls. Both give the
+        same values to rounding.
         """
-        if sample is None:
-            self._spread_padded(points_in_pad, signal, values[0])
-            return
         grid = self._grid
+        taxels = len(self.layout)
         rows, offset = grid.lookup(points_in_pad)
         starts = grid.starts[rows]
         counts = grid.starts[rows + 1] - starts
@@ -350,13 +348,13 @@ class TactilePad:
         np.cumsum(counts, out=bounds[1:])
         owner = np.repeat(np.arange(rows.size), counts)
         entry = np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)
-        geometry = np.take(grid.candidate_geometry, entry, axis=1)
-        # |t - q|^2 = |t|^2 - 2 q.t + |q|^2, with t and q relative to the cell centre.
-        near = np.take(np.ascontiguousarray(offset.T * -2.0), owner, axis=1)
-        weight = geometry[3] + np.take(np.einsum('ij,ij->i', offset, offset), owner)
-        for axis in range(3):
-            near[axis] *= geometry[axis]
-            weight += near[axis]
+        # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), t and q from the cell centre.
+        coefficients = np.empty((5, rows.size))
+        np.multiply(offset.T, -2.0, out=coefficients[:3])
+        coefficients[3] = 1.0
+        np.einsum('ij,ij->i', offset, offset, out=coefficients[4])
+        weight = np.einsum('at,at->t', np.take(grid.candidate_geometry, entry, axis=1),
+                           np.take(coefficients, owner, axis=1))
         np.maximum(weight, 0.0, out=weight)
         np.sqrt(weight, out=weight)
         weight *= -1.0 / self.spread_radius_m
@@ -368,19 +366,16 @@ class TactilePad:
         if any_alone:
             total[alone] = 1.0
         weight /= np.take(total, owner)
-        taxel = np.take(grid.taxel, entry)
-        samples = values.shape[0]
-        if sample is not None:
-            # Each sample has its own N + 1 rows (the last one is never written).
-            taxel += np.take(sample * (len(self.layout) + 1), owner)
-        spread = _scatter_add(taxel, owner, bounds, weight, signal,
-                              samples * (len(self.layout) + 1))
-        values[...] = spread.reshape(samples, -1, self.width)[:, :-1]
+        # Each sample has its own N rows of the output.
+        row = np.take(grid.taxel, entry)
+        row += np.take(sample * taxels, owner)
+        values = _scatter_add(row, owner, bounds, weight, signal, samples * taxels).reshape(
+            samples, taxels, self.width)
         if any_alone:
             # No taxel in range: fall back to the nearest one, so no force is lost.
             _, nearest = self._taxel_tree.query(points_in_pad[alone])
-            owner_sample = 0 if sample is None else sample[alone]
-            np.add.at(values, (owner_sample, nearest), signal[alone])
+            np.add.at(values, (sample[alone], nearest), signal[alone])
+        return values
 
     def _spread_padded(self, points_in_pad: np.ndarray, signal: np.ndarray,
                        values: np.ndarray) -> None:
@@ -480,13 +475,15 @@ class _CandidateGrid:
         self.geometry[row, :3, slot] = relative
         self.geometry[row, 3, slot] = np.einsum('ij,ij->i', relative, relative)
         # The same candidates unpadded: row r's are entries starts[r]:starts[r + 1] of
-        # taxel and of the (x, y, z, |t|^2) rows of candidate_geometry. The extra row
+        # taxel and of the (x, y, z, |t|^2, 1) rows of candidate_geometry. The extra row
         # (points outside every listed cell) has none.
         self.starts = np.append(first, [flat.size, flat.size])
         self.taxel = taxels
-        # Component-major (4, entries): gathering 1-D rows is far cheaper than 2-D rows.
+        # Component-major (5, entries): x, y, z, |t|^2, 1; gathering 1-D rows is far cheaper
+        # than 2-D rows.
         self.candidate_geometry = np.ascontiguousarray(np.concatenate(
-            [relative, np.einsum('ij,ij->i', relative, relative)[:, None]], axis=1).T)
+            [relative, np.einsum('ij,ij->i', relative, relative)[:, None],
+             np.ones((relative.shape[0], 1))], axis=1).T)
         self.row_of_cell = np.full(int(np.prod(self.shape)), used.size, dtype=np.int64)
         self.row_of_cell[used] = np.arange(used.size)
         self._last_cell = (self.shape - 1).astype(float)
@@ -502,7 +499,9 @@ class _CandidateGrid:
         """
         scaled = (points - self.low) * (1.0 / self.cell_m)
         cell = np.floor(scaled)
-        np.clip(cell, 0.0, self._last_cell, out=cell)
+        # Two ufuncs: np.clip's Python wrapper costs more than both for a few points.
+        np.maximum(cell, 0.0, out=cell)
+        np.minimum(cell, self._last_cell, out=cell)
         offset = scaled - cell
         offset -= 0.5
         offset *= self.cell_m
@@ -547,14 +546,32 @@ def _sum_by_sample(sample: np.ndarray, rows: np.ndarray, samples: int) -> np.nda
     return np.bincount(bins, rows.reshape(-1), minlength=samples * width).reshape(-1, width)
 
 
+def _quaternion_to_matrix() -> np.ndarray:
+    """Return M (16, 9): the rotation matrix of a unit quaternion is I + (q_a q_b) @ M.
+
+    Rows: the products q_a q_b (flat a * 4 + b, components w, x, y, z); columns:
+    the matrix entries, row-major; e.g. R00 = 1 - 2 (yy + zz).
+    """
+    table = np.zeros((16, 9))
+    for entry, terms in enumerate((
+            ((2, 2, -2), (3, 3, -2)), ((1, 2, 2), (0, 3, -2)), ((1, 3, 2), (0, 2, 2)),
+            ((1, 2, 2), (0, 3, 2)), ((1, 1, -2), (3, 3, -2)), ((2, 3, 2), (0, 1, -2)),
+            ((1, 3, 2), (0, 2, -2)), ((2, 3, 2), (0, 1, 2)), ((1, 1, -2), (2, 2, -2)))):
+        for a, b, factor in terms:
+            table[a * 4 + b, entry] = factor
+    return table
+
+
+_QUATERNION_TO_MATRIX = _quaternion_to_matrix()
+
+
 def _rotation_matrices(quaternion: np.ndarray) -> np.ndarray:
     """Return the rotation matrices (S, 3, 3) of unit quaternions (S, 4) (w, x, y, z)."""
-    w, x, y, z = quaternion.T
-    return np.stack([
-        1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-        2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-        2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
-    ], axis=-1).reshape(-1, 3, 3)
+    # Three calls whatever S: products of components, one matrix product, the identity.
+    products = (quaternion[:, :, None] * quaternion[:, None, :]).reshape(-1, 16)
+    matrices = products @ _QUATERNION_TO_MATRIX
+    matrices[:, ::4] += 1.0
+    return matrices.reshape(-1, 3, 3)
 
 
 def _rotation_matrix(quaternion: npt.ArrayLike) -> np.ndarray:

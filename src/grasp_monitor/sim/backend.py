@@ -88,6 +88,8 @@ class Simulator:
         model.actuator_ctrllimited[self._actuator_ids] = 0
         self._velocity_buffer = np.zeros(6)
         self._applied: ServoCommand | None = None
+        self._applied_key = b''
+        self._gains: tuple[np.ndarray, np.ndarray, np.ndarray] = ()
         self._external_force_body = -1
         self._force_test: tuple[ExternalForceTest, str, float, float] | None = None
         self.diverged = False
@@ -114,6 +116,7 @@ class Simulator:
         self._force_test = None
         self.clear_external_force()
         self._applied = None
+        self._applied_key = b''
         self.diverged = False
         self._apply(self.servos.active_command(self.time_s))
         mujoco.mj_forward(self.model, self.data)
@@ -125,18 +128,26 @@ class Simulator:
     def _apply(self, command: ServoCommand) -> None:
         if command is self._applied:
             return
-        kp = self.servos.config.kp * command.kp_scale
-        kd = self.servos.config.kd * command.kd_scale
-        has_position = ~np.isnan(command.position)
-        kp = np.where(has_position, kp, 0.0)
+        table = command.table
+        # Gains, limits and which targets are set: while they stay, only ctrl changes.
+        key = table[3:].tobytes() + np.isnan(table[0]).tobytes()
+        if key != self._applied_key:
+            kp = self.servos.config.kp * command.kp_scale
+            kd = self.servos.config.kd * command.kd_scale
+            has_position = ~np.isnan(command.position)
+            kp = np.where(has_position, kp, 0.0)
+            ids = self._actuator_ids
+            self.model.actuator_biasprm[ids, 0] = 0.0
+            self.model.actuator_biasprm[ids, 1] = -kp
+            self.model.actuator_biasprm[ids, 2] = -kd
+            self.model.actuator_forcerange[ids, 0] = -command.maximum_torque
+            self.model.actuator_forcerange[ids, 1] = command.maximum_torque
+            self._gains = kp, kd, has_position
+            self._applied_key = key
+        kp, kd, has_position = self._gains
         target = np.where(has_position, command.position, 0.0)
-        ids = self._actuator_ids
-        self.model.actuator_biasprm[ids, 0] = 0.0
-        self.model.actuator_biasprm[ids, 1] = -kp
-        self.model.actuator_biasprm[ids, 2] = -kd
-        self.model.actuator_forcerange[ids, 0] = -command.maximum_torque
-        self.model.actuator_forcerange[ids, 1] = command.maximum_torque
-        self.data.ctrl[ids] = command.feedforward_torque + kp * target + kd * command.velocity
+        self.data.ctrl[self._actuator_ids] = (
+            command.feedforward_torque + kp * target + kd * command.velocity)
         self._applied = command
 
     def apply_control(self) -> None:
