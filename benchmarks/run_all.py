@@ -30,7 +30,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESULTS = os.path.join(ROOT, 'benchmarks', 'RESULTS.md')
+HERE = os.path.join(ROOT, 'benchmarks')
+RESULTS = os.path.join(HERE, 'RESULTS.md')
 STALE = '> **Stale:**'
 
 
@@ -166,7 +167,7 @@ def run(benchmark: Benchmark, quick: bool, python: str, about: str) -> tuple[boo
     before = load_average()
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
-    done = subprocess.run([python, os.path.join(ROOT, 'benchmarks', benchmark.script), *args],
+    done = subprocess.run([python, os.path.join(HERE, benchmark.script), *args],
                           cwd=ROOT, env=env, capture_output=True, text=True)
     took = time.monotonic() - t0
     after = load_average()
@@ -183,7 +184,7 @@ def run(benchmark: Benchmark, quick: bool, python: str, about: str) -> tuple[boo
     return True, header + done.stdout.strip() + '\n'
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the chosen benchmarks; return non-zero if any failed."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -195,7 +196,7 @@ def main() -> int:
                         'or a temporary copy of it with --quick)')
     parser.add_argument('--python', default=os.path.join(ROOT, '.venv', 'bin', 'python'),
                         help='interpreter of the benchmarks (default: the venv)')
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     output = args.output
     if output is None:
         output = RESULTS
@@ -204,7 +205,8 @@ def main() -> int:
                                   'RESULTS.md')
             shutil.copyfile(RESULTS, output)
     chosen = [b for b in BENCHMARKS if not args.only or b.name in args.only]
-    with open(output, encoding='utf-8') as f:
+    # newline='': line ends stay as they are, so text outside the markers is kept byte for byte
+    with open(output, encoding='utf-8', newline='') as f:
         text = f.read()
     for benchmark in chosen:  # refuse a file without markers before running anything
         find_block(text, benchmark.name)
@@ -213,7 +215,7 @@ def main() -> int:
     for benchmark in chosen:
         print(f'{benchmark.name}: {command_line(benchmark, args.quick)}', flush=True)
         ok, result = run(benchmark, args.quick, args.python, about)
-        with open(output, encoding='utf-8') as f:
+        with open(output, encoding='utf-8', newline='') as f:
             text = f.read()
         if ok:
             text = replace_block(text, benchmark.name, result)
@@ -221,7 +223,7 @@ def main() -> int:
             failed.append(benchmark.name)
             text = mark_stale(text, benchmark.name, result)
             print(f'  failed: {result}', file=sys.stderr, flush=True)
-        with open(output, 'w', encoding='utf-8') as f:
+        with open(output, 'w', encoding='utf-8', newline='') as f:
             f.write(text)
     print(f'wrote {output}' + (f'; failed: {" ".join(failed)}' if failed else ''))
     return 1 if failed else 0

@@ -92,3 +92,35 @@ def test_the_recorded_command_is_the_one_run():
         'PYTHONPATH=src .venv/bin/python benchmarks/bench_sim.py '
         '--control-rate 1000 --seconds 10')
     assert run_all.command_line(sim, quick=True).endswith(' '.join(sim.quick))
+
+
+def test_a_run_renews_good_blocks_marks_failed_ones_and_exits_non_zero(tmp_path, monkeypatch):
+    (tmp_path / 'bench_good.py').write_text(
+        'import sys\nprint("| figure |\\n|---|\\n|", " ".join(sys.argv[1:]), "|")\n')
+    (tmp_path / 'bench_bad.py').write_text('raise SystemExit("no scene here")\n')
+    monkeypatch.setattr(run_all, 'HERE', str(tmp_path))
+    monkeypatch.setattr(run_all, 'BENCHMARKS', (
+        run_all.Benchmark('a', 'bench_good.py', ('--full',), ('--small',)),
+        run_all.Benchmark('b', 'bench_bad.py', (), ())))
+    results = tmp_path / 'RESULTS.md'
+    results.write_bytes(TEXT.encode())
+    code = run_all.main(['--output', str(results), '--python', sys.executable])
+    text = results.read_bytes().decode()
+    assert code == 1
+
+    def skeleton(text):
+        return run_all.replace_block(run_all.replace_block(text, 'a', ''), 'b', '')
+
+    assert skeleton(text) == skeleton(TEXT)
+    a = run_all.block(text, 'a')
+    assert a.startswith('`PYTHONPATH=src .venv/bin/python benchmarks/bench_good.py --full`\n')
+    assert 'Load average (1, 5, 15 min) before' in a and a.endswith('| --full |\n')
+    b = run_all.block(text, 'b')
+    assert b.startswith(f'{run_all.STALE} the run of ') and 'no scene here' in b
+    assert b.endswith('\n\n| old | b |\n')
+    # a quick run of the good one alone succeeds and leaves b's stale note
+    assert run_all.main(['--output', str(results), '--python', sys.executable,
+                         '--quick', '--only', 'a']) == 0
+    again = results.read_bytes().decode()
+    assert run_all.block(again, 'a').endswith('| --small |\n')
+    assert run_all.block(again, 'b') == b
