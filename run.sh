@@ -4,6 +4,7 @@
 #   ./run.sh --OPTION ...  set up, then run the demo with these options (--headless, ...)
 #   ./run.sh CMD [args]    set up, then run grasp-monitor CMD (run, demo, benchmark, ...)
 #   ./run.sh test [args]   set up, then build with colcon and run the whole test suite
+#   ./run.sh bench [args]  set up, then run every benchmark into benchmarks/RESULTS.md
 # Environment: GRASP_MONITOR_DISTRO=jazzy|kilted (default jazzy), PYTHON (default python3.11).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -62,6 +63,7 @@ run_tests() {
 case "${1:-}" in
   test) shift; setup; run_tests "$@" ;;
   setup) setup ;;
+  bench) shift; setup; exec "$venv/bin/python" benchmarks/run_all.py "$@" ;;
   -*) setup; exec "$venv/bin/grasp-monitor" demo "$@" ;;  # ./run.sh --headless, --scenario ...
   *) setup; exec "$venv/bin/grasp-monitor" "${@:-demo}" ;;
 esac

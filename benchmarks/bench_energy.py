@@ -1,6 +1,6 @@
 """Energy metric benchmark; prints a Markdown snippet.
 
-    python benchmarks/bench_energy.py
+    python benchmarks/bench_energy.py [--samples 1000000] [--repeats 5]
 
 (a) ``energy()`` on 1e6 samples in one vectorised call (target < 1 s).
 (b) Step time of a MuJoCo scene (REFERENCE.md section 4, three free cubes
@@ -16,6 +16,7 @@ Timings are the best of interleaved repetitions, so load from other
 processes on a shared machine inflates them as little as possible.
 """
 
+import argparse
 import os
 from pathlib import Path
 import platform
@@ -78,24 +79,24 @@ SENSORS = '<sensor>' + ''.join(
     for kind, _ in SENSOR_TYPES for body in TRACKED) + '</sensor>'
 
 
-def bench_energy_call() -> tuple[float, float]:
-    """Return (first, best) seconds of one energy() call on SAMPLES samples."""
+def bench_energy_call(samples: int = SAMPLES) -> tuple[float, float]:
+    """Return (first, best) seconds of one energy() call on ``samples`` samples."""
     rng = np.random.default_rng(0)
-    quaternion = rng.normal(size=(SAMPLES, 4))
+    quaternion = rng.normal(size=(samples, 4))
     quaternion /= np.linalg.norm(quaternion, axis=1, keepdims=True)
-    desired = quaternion + 0.01 * rng.normal(size=(SAMPLES, 4))
+    desired = quaternion + 0.01 * rng.normal(size=(samples, 4))
     desired /= np.linalg.norm(desired, axis=1, keepdims=True)
-    inertia = inertia_in_world(rng.uniform(0.01, 0.1, (SAMPLES, 3)), quaternion, diagonal=True)
-    args = (rng.uniform(0.5, 2.0, SAMPLES), inertia, 1e-3,
-            (rng.normal(size=(SAMPLES, 3)), quaternion),
-            (rng.normal(size=(SAMPLES, 3)), desired),
-            *(rng.normal(size=(SAMPLES, 3)) for _ in range(4)))
+    inertia = inertia_in_world(rng.uniform(0.01, 0.1, (samples, 3)), quaternion, diagonal=True)
+    args = (rng.uniform(0.5, 2.0, samples), inertia, 1e-3,
+            (rng.normal(size=(samples, 3)), quaternion),
+            (rng.normal(size=(samples, 3)), desired),
+            *(rng.normal(size=(samples, 3)) for _ in range(4)))
     times = []
     for _ in range(3):
         start = time.perf_counter()
         result = energy(*args)
         times.append(time.perf_counter() - start)
-        assert result.shape == (SAMPLES,) and np.all(np.isfinite(result))
+        assert result.shape == (samples,) and np.all(np.isfinite(result))
     return times[0], min(times)
 
 
@@ -200,7 +201,7 @@ def run_blocks(scene: Scene, block: int) -> None:
     scene.peak_energy_j = tracker.peak_energy_j
 
 
-def bench_scene() -> tuple[dict[str, float], np.ndarray]:
+def bench_scene(repeats: int = REPEATS) -> tuple[dict[str, float], np.ndarray]:
     """Return the best seconds per step of each variant, and the cubes' peak energies."""
     plain, tracked = Scene(sensors=False), Scene(sensors=True)
     check_sensors(tracked)
@@ -212,7 +213,7 @@ def bench_scene() -> tuple[dict[str, float], np.ndarray]:
         'block_1000': (tracked, lambda scene: run_blocks(scene, 1000)),
     }
     best = dict.fromkeys(variants, np.inf)
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         for name, (scene, run) in variants.items():
             scene.restart()
             start = time.perf_counter()
@@ -225,8 +226,15 @@ def bench_scene() -> tuple[dict[str, float], np.ndarray]:
 
 
 def main() -> None:
-    first_s, best_s = bench_energy_call()
-    step, peak_energy_j = bench_scene()
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--samples', type=int, default=SAMPLES,
+                        help='samples of the energy() call')
+    parser.add_argument('--repeats', type=int, default=REPEATS,
+                        help='interleaved runs of the scene, best kept')
+    args = parser.parse_args()
+    first_s, best_s = bench_energy_call(args.samples)
+    step, peak_energy_j = bench_scene(args.repeats)
     raw = step['raw']
 
     def row(label: str, name: str, target: str) -> str:
@@ -236,7 +244,7 @@ def main() -> None:
     print('### Energy metric (`benchmarks/bench_energy.py`)\n')
     print('| measurement | time | vs. raw step | target |')
     print('|---|---|---|---|')
-    print(f'| `energy()` on {SAMPLES:,} samples, one call (best of 3; first {first_s:.2f} s) '
+    print(f'| `energy()` on {args.samples:,} samples, one call (best of 3; first {first_s:.2f} s) '
           f'| {best_s:.2f} s | – | < 1 s |')
     print(f'| raw `mj_step`, 3 free cubes + 2 grippers, {STEPS} steps | {raw * 1e6:.1f} µs '
           f'| – | – |')
@@ -249,7 +257,7 @@ def main() -> None:
     peaks = ', '.join(f'{value:.3g}' for value in peak_energy_j)
     print(f'\nPeak energy of the cubes over the {STEPS / 1000:g} s tracked: {peaks} J.')
     print(f'MuJoCo {mujoco.__version__}, numpy {np.__version__}, Python '
-          f'{platform.python_version()}, {os.cpu_count()} CPUs; best of {REPEATS} '
+          f'{platform.python_version()}, {os.cpu_count()} CPUs; best of {args.repeats} '
           f'interleaved runs.')
 
 

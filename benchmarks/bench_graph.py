@@ -311,8 +311,10 @@ def report(result: dict) -> None:
     """Print one configuration's figures."""
     latencies_ms = [1e3 * s for s in result['latencies_s']]
     clock = f"{result['clock_rate_hz']:g} Hz" if result['clock_rate_hz'] else 'every tick'
-    print(f"\n## extra subscribers: {result['extra_subscribers']}, /clock {clock}  "
-          f"(window {result['wall_s']:.1f} s, simulated/wall {result['real_time_factor']:.3f})")
+    # a paragraph, not a heading: RESULTS.md places this output under its own headings
+    print(f"\n**Extra subscribers: {result['extra_subscribers']}, /clock {clock}** "
+          f"(window {result['wall_s']:.1f} s, simulated/wall {result['real_time_factor']:.3f})"
+          '\n')
     print('| topic | received | lost | lost % |')
     print('|---|---|---|---|')
     for topic, (received, lost) in result['loss'].items():
@@ -363,7 +365,7 @@ def main() -> None:
     rclpy.try_shutdown()
     print(f'machine: {platform.machine()}, {os.cpu_count()} cores, Python '
           f'{platform.python_version()}, {rmw}; load average before: '
-          f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}')
+          f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}\n')
     print(f'graph: mujoco_sim (pick_lift, {args.rate:g} Hz joint_states, tactile_sensor '
           f'{args.tactile_rate:g} Hz) + grasp_monitor + grasp_metrics, reliable QoS depth 10')
     for config in args.configs.split(','):

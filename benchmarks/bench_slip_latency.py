@@ -122,7 +122,7 @@ def main() -> None:
     from std_srvs.srv import Trigger
     print(f'machine: {platform.machine()}, {os.cpu_count()} cores, Python '
           f'{platform.python_version()}; load average before: '
-          f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}')
+          f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}\n')
     tmp = tempfile.mkdtemp(prefix='bench_slip_')
     log = open(os.path.join(tmp, 'nodes.log'), 'w')
     ref_time_s = 1.0
@@ -211,11 +211,11 @@ def main() -> None:
         trials.close()
     print(f'graph: mujoco_sim (pick_lift, {args.rate:g} Hz, tactile {args.tactile_rate:g} Hz, '
           f'real-time factor 1) + grasp_monitor (contact, slip_out; ref_time '
-          f'{ref_time_s:g} s) + grasp_metrics')
-    print(f'trials: {len(raw_s)} measured, {failed} failed (no touch or no event)')
+          f'{ref_time_s:g} s) + grasp_metrics\n')
+    print(f'trials: {len(raw_s)} measured, {failed} failed (no touch or no event)\n')
     if factors:
         print(f'simulated/wall during the trials: median {statistics.median(factors):.3f}, '
-              f'min {min(factors):.3f}')
+              f'min {min(factors):.3f}\n')
     print('| figure | p50 | p99 | min | max | mean |')
     print('|---|---|---|---|---|---|')
     for label, values in (
@@ -229,8 +229,8 @@ def main() -> None:
             ms = [1e3 * v for v in values]
             print(f'| {label} | {percentile(ms, 50):.1f} ms | {percentile(ms, 99):.1f} ms | '
                   f'{min(ms):.1f} ms | {max(ms):.1f} ms | {statistics.fmean(ms):.1f} ms |')
-    print(f'per trial: {os.path.join(tmp, "trials.jsonl")}')
-    print(f'load average after: {" ".join(f"{x:.2f}" for x in os.getloadavg())}')
+    print(f'\nper trial: {os.path.join(tmp, "trials.jsonl")}')
+    print(f'\nload average after: {" ".join(f"{x:.2f}" for x in os.getloadavg())}\n')
     print(f'node output: {tmp}')
 
 
