@@ -230,7 +230,8 @@ def test_external_force_test_pulls_the_object_up_and_stops(ros):
 
     def gripper_held_up():  # unpowered, it would rest on the object and stop it at 1 cm
         commands.publish(JointState(name=['lift'], position=[0.1], effort=[9.0]))
-        return states and abs(states[-1].position[0] - 0.1) < 0.005
+        # and the object's ground truth has arrived too (its own topic, its own pace)
+        return states and abs(states[-1].position[0] - 0.1) < 0.005 and heights
 
     assert wait_for(gripper_held_up, timeout_s=300.0)
     rest_m = heights[-1][1]
