@@ -19,6 +19,7 @@ from grasp_monitor.core.errors import ConfigError, HardwareError
 from grasp_monitor.hardware.moteus_servos import LoopStats, MoteusConfig, MoteusObservation
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode, PARAMETERS, servo_statuses
+from grasp_monitor.reference import flatten
 import moteus
 import numpy as np
 import pytest
@@ -280,17 +281,6 @@ def test_a_missing_adapter_fails_at_construction_naming_the_device(ros):
             Parameter('fdcanusb_paths', value=[path])])
     assert str(error.value).startswith('cannot open the fdcanusb transport: ')
     assert path in str(error.value)
-
-
-def flatten(tree, prefix=''):
-    """Return a parameter file's nested keys as dotted ROS parameter names."""
-    names = {}
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            names |= flatten(value, f'{prefix}{key}.')
-        else:
-            names[prefix + key] = value
-    return names
 
 
 def test_the_example_parameter_file_declares_every_key_and_loads_into_the_node(ros, tmp_path):

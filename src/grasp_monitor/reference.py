@@ -38,11 +38,12 @@ def node_modules() -> dict[str, ModuleType]:
     return {name: importlib.import_module(module) for name, module in NODES}
 
 
-def _flatten(tree: dict, prefix: str = '') -> dict[str, Any]:
+def flatten(tree: dict, prefix: str = '') -> dict[str, Any]:
+    """Return a parameter file's nested keys as dotted ROS parameter names."""
     names: dict[str, Any] = {}
     for key, value in tree.items():
         if isinstance(value, dict):
-            names |= _flatten(value, f'{prefix}{key}.')
+            names |= flatten(value, f'{prefix}{key}.')
         else:
             names[prefix + key] = value
     return names
@@ -61,7 +62,7 @@ def parameter_file(path: Path) -> dict[str, dict[str, Any]]:
     for key, section in tree.items():
         if not isinstance(section, dict) or list(section) != ['ros__parameters']:
             raise ValueError(f'{path}: {key} must hold ros__parameters only')
-        nodes[key] = _flatten(section['ros__parameters'] or {})
+        nodes[key] = flatten(section['ros__parameters'] or {})
     return nodes
 
 
