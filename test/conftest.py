@@ -93,15 +93,20 @@ class ScriptedHand:
 
 
 class RosHarness:
-    """An rclpy context with an executor spinning in a thread."""
+    """An rclpy context with an executor spinning in a thread.
+
+    One thread, as the nodes' own processes spin: rclpy's multi-threaded executor polls
+    its pool's futures while a callback runs, and that busy loop holds the GIL long
+    enough to starve the callbacks (and a simulator's runner thread) for seconds.
+    """
 
     def __init__(self):
         import rclpy
-        from rclpy.executors import MultiThreadedExecutor
+        from rclpy.executors import SingleThreadedExecutor
         self.rclpy = rclpy
         self.context = rclpy.Context()
         rclpy.init(context=self.context, args=['--ros-args', '-r', f'__ns:={NAMESPACE}'])
-        self.executor = MultiThreadedExecutor(num_threads=2, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
         self.nodes = []
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
         self.thread.start()
