@@ -52,6 +52,8 @@ def test_law_is_vectorised_over_joints_with_per_servo_gains():
     ({'position': math.inf}, 'position must be finite or NaN (NaN disables it)'),
     ({'velocity': math.nan}, 'velocity must be finite, got [nan]'),
     ({'feedforward_torque': -math.inf}, 'feedforward_torque must be finite, got [-inf]'),
+    ({'position': -2e10}, 'position must be within ±1e+10, got [-20000000000.0]'),
+    ({'maximum_torque': 1e300}, 'maximum_torque must be within ±1e+10, got [1e+300]'),
 ])
 def test_invalid_commands_are_refused_with_the_reason(fields, message):
     with pytest.raises(CommandError) as error:

@@ -1,6 +1,8 @@
 """Simulated sensors and motors as plugins: tactile pads of a simulator, joint states, servos."""
 
 import math
+import threading
+import time
 
 from grasp_monitor.cli import main
 from grasp_monitor.core.errors import ConfigError
@@ -93,6 +95,39 @@ def test_tick_callbacks_run_in_order_inside_the_tick_and_can_leave(sim):
     runner.remove_tick_callback(first)  # twice: no error
     runner.tick()
     assert calls[3:] == ['on_tick', 'second']
+
+
+def test_a_paced_runner_keeps_real_time_through_a_divergence_and_takes_commands(sim):
+    SimRunner(sim, RunConfig(100.0, 0.0)).run(1.0)
+    runner = SimRunner(sim, RunConfig(100.0, 1.0))
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.1)
+        with runner.lock:
+            sim.set_command(ServoCommand.from_rows([[math.nan, 0.0, 9e9, 1.0, 1.0, 9e9]] * 3, 3))
+        assert wait_until(lambda: sim.diverged)
+        diverged_wall_s = time.monotonic()
+        with runner.lock:  # MuJoCo put the state back to its start
+            assert sim.time_s < 0.5
+            sim.set_command(ServoCommand.from_rows([[0.05, 0.0, 0.0, 1.0, 1.0, 50.0]] * 3, 3))
+        time.sleep(0.3)
+        with runner.lock:
+            # paced from the reset on: no race to catch up with the second before it
+            assert sim.time_s < time.monotonic() - diverged_wall_s + 0.1
+            assert np.isfinite(sim.data.qpos).all()
+            ticks = runner.ticks
+        assert wait_until(lambda: runner.ticks > ticks + 5)  # and it steps on
+    finally:
+        runner.stop()
+        thread.join(5.0)
+
+
+def wait_until(predicate, timeout_s=5.0):
+    deadline = time.monotonic() + timeout_s
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return predicate()
 
 
 def test_joint_state_plugin_adds_noise_and_clamps_to_the_joint_range(sim):

@@ -20,6 +20,9 @@ import numpy.typing as npt
 COMMAND_FIELDS = (
     'position', 'velocity', 'feedforward_torque', 'kp_scale', 'kd_scale', 'maximum_torque',
 )
+#: Largest magnitude a command value may have: MuJoCo's own bound on a control input
+#: (mjMAXVAL). Beyond it no servo means anything, and a simulator would diverge.
+COMMAND_LIMIT = 1e10
 #: What a servo does with a field nobody set (upkie's defaults).
 COMMAND_DEFAULTS = {
     'position': math.nan,
@@ -110,6 +113,8 @@ class ServoConfig:
 class ServoCommand:
     """One command for every servo of a bank, validated on construction.
 
+    Every value lies within ±``COMMAND_LIMIT`` (a refusal of kind ``out_of_range``).
+
     Attributes:
         position: (N,) target position, rad (or m); NaN disables the position term.
         velocity: (N,) target velocity, rad/s.
@@ -151,6 +156,12 @@ class ServoCommand:
         if (table[5] < 0).any():
             raise CommandError(
                 f'maximum_torque must be >= 0, got {self.maximum_torque.tolist()}', 'out_of_range')
+        if (np.abs(table) > COMMAND_LIMIT).any():  # NaN compares false: it passes
+            name = next(f for f in COMMAND_FIELDS
+                        if (np.abs(getattr(self, f)) > COMMAND_LIMIT).any())
+            raise CommandError(
+                f'{name} must be within ±{COMMAND_LIMIT:g}, got {getattr(self, name).tolist()}',
+                'out_of_range')
 
     def _set_table(self, table: np.ndarray) -> None:
         object.__setattr__(self, 'table', table)

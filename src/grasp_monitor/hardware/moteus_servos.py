@@ -55,9 +55,6 @@ import numpy.typing as npt
 _log = logging.getLogger(__name__)
 
 RAD_PER_REV = 2.0 * math.pi
-#: Largest magnitude a controller's float registers hold (float32); beyond it moteus
-#: cannot pack the frame, and the servo loop would end.
-REGISTER_MAX = float(np.finfo(np.float32).max)
 #: Transport kinds, each constructed on first use so this module imports without hardware.
 TRANSPORTS = ('fdcanusb', 'socketcan', 'pi3hat')
 PI3HAT_BUSES = (1, 2, 3, 4, 5)
@@ -492,11 +489,6 @@ class MoteusServos:
             'kd_scale': float(limited.kd_scale[i]),
             'maximum_torque': float(limited.maximum_torque[i]),
         } for i in range(len(joints))]
-        too_large = sorted({name for kw in kwargs for name, value in kw.items()
-                            if abs(value) > REGISTER_MAX})
-        if too_large:
-            raise CommandError(f'{", ".join(too_large)} beyond what a controller register '
-                               f'holds (|value| <= {REGISTER_MAX:.4g})', 'out_of_range')
         with self._lock:
             self._command, self._position_kwargs = limited, kwargs
             self._command_time_s = self._clock()

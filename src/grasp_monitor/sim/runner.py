@@ -109,7 +109,12 @@ class SimRunner:
     def tick(self) -> bool:
         """One tick: step and call back. Returns False when the simulation diverged."""
         with self.lock:
+            before_s = self.sim.time_s
             ok = self.sim.step(self.steps_per_tick)
+            if self.sim.time_s < before_s:
+                # MuJoCo reset an unstable state to time 0: pace from here, or the
+                # runner would race flat out to catch up with the old time
+                self._rebase = True
             self.ticks += 1
             if self.on_tick is not None:
                 self.on_tick(self.sim)
