@@ -330,14 +330,15 @@ class OfflinePipeline:
         pad_positions = np.stack([at_ticks[:, p] for _, p, _ in self._pad_columns], axis=1)
         distance = np.linalg.norm(
             pad_positions - at_ticks[:, None, self._base_columns], axis=2)
-        in_contact = totals >= CONTACT_FORCE_N
         stamps = state_time_s[ticks] + self.sim.timestep_s
-        for row in range(ticks.size):
-            update = self.monitor.update(GraspSample(
-                float(stamps[row]), in_contact[row], -1, float(speed[row]), (),
-                distance[row]))
-            self.events.extend(update.records)
-            self._react(update.command)
+        update = self.monitor.update
+        for sample in GraspSample.trusted_series(
+                stamps, totals >= CONTACT_FORCE_N, speed, distance):
+            result = update(sample)
+            if result.records:
+                self.events.extend(result.records)
+            if result.command is not Command.CONTINUE:
+                self._react(result.command)
 
     def _react(self, command: Command) -> None:
         """Start the force test on a grasp, stop it when the trial stops."""
