@@ -399,7 +399,8 @@ class PadGroup:
         pads = self.pads
         number = np.asarray(counts, dtype=np.int64).reshape(-1)
         index = np.asarray(sample, dtype=np.int64).reshape(-1)
-        if number.size != len(pads) or np.any(number < 0) or number.sum() != index.size:
+        listed = number.tolist()  # a few Python ints check faster than numpy calls
+        if len(listed) != len(pads) or min(listed) < 0 or sum(listed) != index.size:
             raise ConfigError(f'counts must be {len(pads)} contact counts >= 0 adding up to '
                               f'the {index.size} contacts, got {number.tolist()}')
         position = np.asarray(position_in_world, dtype=float).reshape(-1, 3)
@@ -427,27 +428,34 @@ class PadGroup:
             # Sample s of pad p has pose p S + s.
             pose = np.repeat(np.arange(0, poses, samples), number)
             pose += index
-            rotation = np.take(_rotation_matrices(quaternion.reshape(poses, 4)), pose, axis=0)
+            # Vectors as (3, K) rows, matrices as (3, 3, K): products of long rows cost
+            # far less than contractions of (K, 3, 3) stacks on their short axes.
+            rotation = np.take(_rotation_rows(quaternion.reshape(poses, 4)), pose,
+                               axis=1).reshape(3, 3, -1)
+            frame_rows = frame.transpose(1, 2, 0)
+            force_rows = force_in_contact.T
             # The force on the pad is the opposite of the force it exerts.
-            force_in_world = -np.einsum('ki,kij->kj', force_in_contact, frame)
-            force_in_pad = np.einsum('kj,kji->ki', force_in_world, rotation)
+            force_in_world = _combine(force_rows, frame_rows)
+            np.negative(force_in_world, out=force_in_world)
+            force_in_pad = _combine(force_in_world, rotation)  # R^T f = sum_j f_j R[j, :]
             total_force = _sum_by_sample(pose, force_in_pad, poses)
             touch = pads[0].config.touch
             if touch == 'normal':
-                signal = force_in_contact[:, :1]
+                signal = force_rows[:1]
             elif touch == 'normal_force':
-                signal = -force_in_contact[:, :1] * np.einsum(
-                    'kj,kji->ki', frame[:, 0, :], rotation)
+                signal = _combine(frame_rows[0], rotation)
+                signal *= -force_rows[0]
             elif touch == 'force_vector':
                 signal = force_in_pad
             else:
                 signal = force_in_world
             signal_sum = total_force if signal is force_in_pad else \
                 _sum_by_sample(pose, signal, poses)
-            points_in_pad = np.einsum('kj,kji->ki', position - np.take(
-                pad_position.reshape(poses, 3), pose, axis=0), rotation)
+            offset = position.T - np.take(pad_position.reshape(poses, 3).T, pose, axis=1)
+            points_in_pad = _combine(offset, rotation).T
             if not np.isfinite(points_in_pad).all():
                 raise SimulationError('contact positions or the pad pose are not finite')
+            signal = signal.T
             # Each sample of each pad has its own N rows of the output.
             base = np.repeat(first_rows, number)
             base += index * np.repeat(self._taxels, number)
@@ -700,10 +708,19 @@ def _scatter_add(row: np.ndarray, bounds: np.ndarray, weight: np.ndarray,
 
 
 def _sum_by_sample(sample: np.ndarray, rows: np.ndarray, samples: int) -> np.ndarray:
-    """Return (S, C) the sums of the (K, C) ``rows`` of each sample (one bincount)."""
-    width = rows.shape[1]
-    bins = (sample[:, None] * width + np.arange(width)).reshape(-1)
-    return np.bincount(bins, rows.reshape(-1), minlength=samples * width).reshape(-1, width)
+    """Return (S, C) the sums over each sample of the (C, K) ``rows`` (one bincount)."""
+    width = rows.shape[0]
+    bins = sample + np.arange(0, width * samples, samples)[:, None]
+    return np.ascontiguousarray(np.bincount(
+        bins.reshape(-1), rows.reshape(-1), minlength=samples * width).reshape(width, -1).T)
+
+
+def _combine(weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Return (3, K) ``sum_i weights[i] * rows[i]`` of (3, K) weights and (3, 3, K) rows."""
+    out = rows[0] * weights[0]
+    out += rows[1] * weights[1]
+    out += rows[2] * weights[2]
+    return out
 
 
 def _quaternion_to_matrix() -> np.ndarray:
@@ -725,13 +742,13 @@ def _quaternion_to_matrix() -> np.ndarray:
 _QUATERNION_TO_MATRIX = _quaternion_to_matrix()
 
 
-def _rotation_matrices(quaternion: np.ndarray) -> np.ndarray:
-    """Return the rotation matrices (S, 3, 3) of unit quaternions (S, 4) (w, x, y, z)."""
-    # Three calls whatever S: products of components, one matrix product, the identity.
-    products = (quaternion[:, :, None] * quaternion[:, None, :]).reshape(-1, 16)
-    matrices = products @ _QUATERNION_TO_MATRIX
-    matrices[:, ::4] += 1.0
-    return matrices.reshape(-1, 3, 3)
+def _rotation_rows(quaternion: np.ndarray) -> np.ndarray:
+    """Return (9, S) the entries of the rotation matrices of (S, 4) unit quaternions, row-major."""
+    components = quaternion.T
+    products = (components[:, None] * components[None]).reshape(16, -1)
+    entries = _QUATERNION_TO_MATRIX.T @ products
+    entries[::4] += 1.0
+    return entries
 
 
 def _rotation_matrix(quaternion: npt.ArrayLike) -> np.ndarray:
