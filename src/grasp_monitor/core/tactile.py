@@ -360,6 +360,7 @@ class PadGroup:
         self._shared = len({(pad.config.touch, pad.config.response) for pad in self.pads}) == 1
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
         self._tables: _SpreadTables | None = None
+        self._counting = np.arange(0)  # 0, 1, 2, ...: kept, not rebuilt every block
         if self._shared and self.pads[0].config.response == 'spread_linear':
             self._tables = _SpreadTables([pad._grid for pad in self.pads])
 
@@ -519,7 +520,9 @@ class PadGroup:
         terms = int(bounds[-1])
         # Contact k's candidates are entries starts[k]:starts[k] + candidates[k] of the table.
         entry = np.repeat(starts - bounds[:-1], candidates)
-        entry += np.arange(terms)
+        if self._counting.size < terms:
+            self._counting = np.arange(2 * terms)
+        entry += self._counting[:terms]
         # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), t and q from the cell centre.
         coefficients = np.empty((5, rows.size))
         np.multiply(offset.T, -2.0, out=coefficients[:3])
