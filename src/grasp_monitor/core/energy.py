@@ -778,8 +778,11 @@ class EnergyTracker:
         dt_3 = dt[:, None, None]
         # Linear error times dt, (3, 2, N, K), m; gripper arrays become (3, 2, N).
         gripper_quaternion = quaternion_gripper.swapaxes(0, 1)  # (2, N, 4)
-        np.multiply(gripper_quaternion[..., :, None], gripper_quaternion[..., None, :],
-                    out=work.gripper_squares.reshape(2, n, 4, 4))
+        # q_a q_b, a row of products at a time: long inner loops instead of 4 x 4 ones.
+        components = np.ascontiguousarray(gripper_quaternion.transpose(2, 0, 1))  # (4, 2, N)
+        squares = work.gripper_squares.reshape(2, n, 4, 4)
+        for a in range(4):
+            np.multiply(components[a], components, out=squares[:, :, a].transpose(2, 0, 1))
         lever = np.matmul(work.gripper_squares, self._lever_form, out=work.lever)  # R(q_g) p
         linear = np.add(lever, (position_gripper + dt_3 * linvel_gripper).T[..., None],
                         out=work.linear)

@@ -527,7 +527,7 @@ class PadGroup:
         coefficients = np.empty((5, rows.size))
         np.multiply(offset.T, -2.0, out=coefficients[:3])
         coefficients[3] = 1.0
-        np.einsum('ij,ij->i', offset, offset, out=coefficients[4])
+        np.einsum('ik,ik->k', offset.T, offset.T, out=coefficients[4])
         # One zero after the weights, so each contact's sum below ends in range.
         weights = np.empty(terms + 1)
         weights[terms] = 0.0
