@@ -283,7 +283,7 @@ class OfflinePipeline:
         Counts the steps in which a pad had more contacts than slots.
         """
         slots = self.config.contact_slots
-        samples, width = record.shape
+        width = record.shape[1]
         flat = record.reshape(-1)
         counts, starts = [], []
         for pad, (contact, _, _) in enumerate(self._pad_columns):
