@@ -80,3 +80,87 @@ def test_an_unknown_energy_reference_is_refused_with_the_choices():
     with pytest.raises(ValueError) as error:
         MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3, energy_from='contact')
     assert str(error.value) == "energy_from must be one of trial_start, grasp, got 'contact'"
+
+
+def squeeze_args(time_s, object_y_m=0.0):
+    """Return the arguments of a sample: pads at y = +-0.03 m, the object at object_y_m."""
+    pads = [still('left', [0, 0.03, 0], time_s), still('right', [0, -0.03, 0], time_s)]
+    positions = [np.array([[0, -0.005, 0]]), np.array([[0, 0.005, 0]])]
+    forces = [np.array([[0, 1.0, 0]]), np.array([[0, -1.0, 0]])]
+    return time_s, still('object', [0, object_y_m, 0], time_s), pads, positions, forces
+
+
+def test_a_trial_holds_the_samples_stamped_within_it_whenever_its_bounds_arrive():
+    metrics = TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3))
+    # samples 0.00 .. 0.05 s arrive before the trial_start stamped 0.02 s
+    for i in range(6):
+        assert metrics.add(*squeeze_args(0.01 * i, 0.001 * i)) == (None, None)
+    kept, ended = metrics.start(1, start_time_s=0.02)
+    assert ended is None
+    assert len(kept) == 4  # 0.02 .. 0.05 s; the first is the energy reference
+    assert kept[0].energy_mean_j[0] == pytest.approx(0.0, abs=1e-20)
+    assert kept[-1].energy_mean_j[0] > 1e-9
+    assert metrics.record.time_s.tolist() == pytest.approx([0.02, 0.03, 0.04, 0.05])
+    metrics.add_event(EventRecord('grasp', 0.03, 0.01, 1, 1, Command.ACTIVATE))
+    # the trial_end stamped 0.07 s comes before the samples of 0.06 and 0.07 s
+    assert metrics.end(0.07) is None
+    energy, report = metrics.add(*squeeze_args(0.06, 0.006))
+    assert energy is not None and report is None
+    record = metrics.record
+    energy, report = metrics.add(*squeeze_args(0.07, 0.007))
+    assert report is not None and metrics.record is None
+    assert record.time_s.tolist() == pytest.approx([0.02, 0.03, 0.04, 0.05, 0.06, 0.07])
+    # final position: the object moved 0.004 m from the grasp at 0.03 s (reference 0.3 m)
+    assert report.partials['final_position'] == pytest.approx(1 - 0.004 / 0.3)
+    assert metrics.add(*squeeze_args(0.08)) == (None, None)  # no trial open
+
+
+def test_a_trial_ended_by_a_reset_closes_on_the_new_timeline():
+    metrics = TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3))
+    metrics.start(1, start_time_s=1.0)
+    for i in range(3):
+        metrics.add(*squeeze_args(1.0 + 0.01 * i))
+    # the simulator was reset: its samples are on a new timeline
+    assert metrics.add(*squeeze_args(0.01), timeline=1) == (None, None)
+    report = metrics.end(1.05, time_reset=True)  # the monitor's end: no later samples
+    assert report is not None and metrics.report_trial_id == 1
+    kept, ended = metrics.start(2, start_time_s=0.01, timeline=1)
+    assert len(kept) == 1 and ended is None and metrics.record.time_s.tolist() == [0.01]
+
+
+def test_a_trial_opened_by_a_reset_waits_for_the_new_timeline():
+    metrics = TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3))
+    metrics.start(1, start_time_s=1.0)
+    for i in range(3):
+        metrics.add(*squeeze_args(1.0 + 0.01 * i, 0.01 * i))
+    # the monitor's records come before the metrics' first sample of the new timeline
+    assert metrics.end(1.05, time_reset=True) is None  # its samples could still come
+    # the kept samples are the old timeline's: none for it; the trial ended gets its criteria
+    kept, ended = metrics.start(2, start_time_s=0.01)
+    assert kept == [] and ended is not None and metrics.report_trial_id == 1
+    energy, report = metrics.add(*squeeze_args(1.03))  # the old timeline, still arriving
+    assert energy is None and report is None
+    energy, report = metrics.add(*squeeze_args(0.01), timeline=1)
+    assert energy is not None and metrics.record.time_s.tolist() == [0.01]
+
+
+def test_a_trial_before_any_input_takes_the_timeline_of_its_first_sample():
+    metrics = TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3))
+    # a late subscriber gets the kept records of a trial a reset ended, then the next
+    metrics.start(1, start_time_s=1.0, timeline=None)
+    assert metrics.end(1.05, time_reset=True) is None
+    kept, ended = metrics.start(2, start_time_s=0.01, timeline=None)
+    assert kept == [] and ended is None  # trial 1 had no sample: no criteria
+    energy, report = metrics.add(*squeeze_args(0.01), timeline=3)
+    assert energy is not None and metrics.record.time_s.tolist() == [0.01]
+
+
+def test_samples_taken_after_the_end_before_it_was_known_are_dropped():
+    metrics = TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3))
+    metrics.start(1, start_time_s=0.0)
+    metrics.add_event(EventRecord('grasp', 0.01, 0.01, 1, 1, Command.ACTIVATE))
+    for i in range(6):  # the metrics ran ahead of the monitor's trial_end at 0.03 s
+        metrics.add(*squeeze_args(0.01 * i, 0.001 * i))
+    report = metrics.end(0.03)
+    # the object moved 0.002 m from the grasp (0.01 s) to the end (0.03 s)
+    assert report.partials['final_position'] == pytest.approx(1 - 0.002 / 0.3)
