@@ -5,10 +5,15 @@ the tactile arrays of the pads (taxel positions and the force on each taxel,
 in the pad frame). Taxels become contacts: a taxel carrying force f on the pad
 is a contact pushing -f on the object at that taxel's world position.
 
-Samples come stamped (on the monitor's grid) and the trial's bounds come as
-the stamps of its first and last samples, so a trial holds exactly the
-samples stamped within it, whichever arrives first: recent samples are kept
-for a trial that opens late, and the end waits for the samples it covers.
+Samples come stamped (on the monitor's grid), each on a numbered timeline (a
+simulator reset opens one), and a trial's bounds come as the stamps of the
+monitor's trial_start and trial_end records. Which timeline a trial is on is
+found from stamps alone, never from when its records arrived: a trial that a
+reset separates from the one before is on a later timeline; one a reset ended
+is on a timeline that ended at its end; otherwise it is on the newest
+timeline whose samples reach its start. Recent samples of each timeline are
+kept, so a trial holds exactly the samples stamped within its bounds on its
+timeline, whichever of samples and records arrives first.
 """
 
 from __future__ import annotations
@@ -81,134 +86,245 @@ def _stamped(time_s: float, obj: BodyState, pads: Sequence[BodyState]
             [dataclasses.replace(pad, time_s=time_s) for pad in pads])
 
 
+#: Two nodes' first samples of one timeline differ by less, s (the grid's time_back_s).
+TIMELINE_SLACK_S = 0.05
+#: A timeline a reset ended: the monitor's last sample and the metrics' differ by less, s
+#: (the grid drops the samples its slowest input had not reached when another went back).
+RESET_SLACK_S = 1.0
+
+Sample = tuple  # (time_s, object, pads, taxel positions, taxel forces)
+
+
+class _Timeline:
+    """The samples of one timeline the metrics took: its first stamp and the latest ones."""
+
+    def __init__(self, epoch: int, first_s: float, depth: int) -> None:
+        self.epoch, self.first_s = epoch, first_s
+        self.samples: deque[Sample] = deque(maxlen=depth)
+
+    @property
+    def last_s(self) -> float:
+        return self.samples[-1][0]
+
+    def between(self, from_s: float, to_s: float) -> list[Sample]:
+        return [sample for sample in self.samples
+                if from_s - TIME_TOLERANCE_S <= sample[0] <= to_s + TIME_TOLERANCE_S]
+
+
+class _Trial:
+    """One trial's bounds, its timeline once known, its record and its energy tracker."""
+
+    def __init__(self, record: TrialRecord, start_s: float, tracker: EnergyTracker,
+                 energy_from_s: float, after: '_Trial | None', separated: bool) -> None:
+        self.record, self.start_s, self.tracker = record, start_s, tracker
+        self.energy_from_s = energy_from_s
+        self.end_s = math.inf
+        self.reset_end = False  # a reset ended it: its timeline ended there too
+        self.timeline: int | None = None
+        self.before_known = False  # on a timeline older than every one kept
+        # the trial before it, and whether a reset came between them
+        self.after, self.separated = after, separated
+
+
 class TrialMetrics:
     """Energy every sample and criteria at the end of each trial."""
 
     def __init__(self, config: MetricsConfig, history: int = 1000) -> None:
-        """Make the metrics; ``history`` samples are kept for a trial that opens late."""
+        """Make the metrics; ``history`` samples per timeline are kept for late records."""
         self.config = config
-        self.tracker = EnergyTracker(EnergyTrackerConfig(
-            (config.object_name,), config.object_mass_kg,
-            np.asarray([config.object_inertia_kg_m2], float), config.pads,
-            dt_s=config.sample_period_s))
-        self.record: TrialRecord | None = None
+        self.history = history
         self.last_energy: EnergySample | None = None
         self.report: CriteriaReport | None = None
         self.report_trial_id = 0  # the trial of ``report``
         #: the samples of ``report``: how many, the first's and the last's stamps, s
         self.report_samples: tuple[int, float, float] = (0, math.nan, math.nan)
-        self._history: deque[tuple] = deque(maxlen=history)  # samples of one timeline
-        self._start_s = -math.inf
-        self._end_s = math.inf
-        self._energy_from_s = math.inf  # stamp of the sample the energy is referred to
-        # Timelines (a simulator reset starts one) number the samples' time lines: the
-        # latest sample's, the open trial's (None: the first sample's), and the one the
-        # next trial opens on once a reset ended the last (None: any)
-        self._timeline = 0
-        self._trial_timeline: int | None = None
-        self._next_timeline: int | None = None
+        self._timelines: list[_Timeline] = []  # the latest three
+        self._first_epoch: int | None = None
+        self._trials: list[_Trial] = []  # opened, or ended and waiting for samples
+        self._previous: _Trial | None = None  # the trial started last
+        self._last_record_s = -math.inf
+        self._reset_seen = False  # a reset ended the last trial
 
-    def start(self, trial_id: int, start_time_s: float = -math.inf, timeline: int | None = 0
-              ) -> tuple[list[EnergySample], CriteriaReport | None]:
-        """Open a trial of the samples stamped from ``start_time_s``, s, on ``timeline``.
+    def _tracker(self) -> EnergyTracker:
+        config = self.config
+        return EnergyTracker(EnergyTrackerConfig(
+            (config.object_name,), config.object_mass_kg,
+            np.asarray([config.object_inertia_kg_m2], float), config.pads,
+            dt_s=config.sample_period_s))
 
-        With ``energy_from='trial_start'`` the first of them sets the energy
-        reference; with ``'grasp'`` the sample of the trial's grasp event does. A
-        trial that opened when a reset ended the last one waits for a later
-        timeline than that one's.
+    @property
+    def record(self) -> TrialRecord | None:
+        """The record of the open trial (None between trials)."""
+        if self._trials and self._trials[-1].end_s == math.inf:
+            return self._trials[-1].record
+        return None
 
-        Args:
-            trial_id: the trial's id.
-            start_time_s: stamp of its first sample, s.
-            timeline: the latest timeline the inputs are on (None: none seen yet).
+    def start(self, trial_id: int, start_time_s: float = -math.inf
+              ) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """Open a trial of the samples stamped from ``start_time_s``, s.
+
+        With ``energy_from='trial_start'`` its first sample sets the energy
+        reference; with ``'grasp'`` the sample of its grasp event does. An open
+        trial without an end is dropped (its monitor restarted).
 
         Returns:
-            The energy of the kept samples stamped since then, oldest first, and
-            the criteria of an ended trial still waiting for its last samples.
+            The energy of the kept samples of the trial, oldest first, and the
+            criteria of ended trials this completes.
         """
-        report = self.finish() if self.record is not None and self._end_s < math.inf else None
-        self.record = TrialRecord(2, trial_id, self.config.pads,
-                                  start_time_s if math.isfinite(start_time_s) else None)
-        self._start_s, self._end_s = start_time_s, math.inf
-        self._energy_from_s = start_time_s if self.config.energy_from == 'trial_start' \
-            else math.inf
-        self.tracker.reset()
+        separated = self._reset_seen or start_time_s < self._last_record_s - TIMELINE_SLACK_S
+        self._reset_seen, self._last_record_s = False, start_time_s
+        self._trials = [trial for trial in self._trials if trial.end_s < math.inf]
+        if self._previous is not None:
+            self._previous.after = None  # one trial back is enough to place the next
+        trial = _Trial(
+            TrialRecord(2, trial_id, self.config.pads,
+                        start_time_s if math.isfinite(start_time_s) else None),
+            start_time_s, self._tracker(),
+            start_time_s if self.config.energy_from == 'trial_start' else math.inf,
+            self._previous, separated)
+        self._trials.append(trial)
+        while len(self._trials) > 3:  # ended long ago, their timeline never came: close
+            self._finish(self._trials.pop(0))
+        self._previous = trial
         self.last_energy = None
-        known = [t for t in (timeline, self._next_timeline) if t is not None]
-        self._trial_timeline = max(known) if known else None
-        self._next_timeline = None
-        energies = [self.update(*sample) for sample in self._kept(start_time_s)]
-        return [energy for energy in energies if energy is not None], report
+        return self._settle()
 
-    def _kept(self, from_s: float) -> list[tuple]:
-        """Return the kept samples of the open trial stamped from ``from_s``, s."""
-        if self._trial_timeline != self._timeline:
-            return []
-        return [sample for sample in self._history
-                if from_s - TIME_TOLERANCE_S <= sample[0] <= self._end_s + TIME_TOLERANCE_S]
-
-    def end(self, end_time_s: float, time_reset: bool = False) -> CriteriaReport | None:
+    def end(self, end_time_s: float, time_reset: bool = False
+            ) -> tuple[list[EnergySample], list[CriteriaReport]]:
         """End the open trial at its last sample's stamp, s.
 
         Args:
             end_time_s: the stamp of the trial's last sample, s.
-            time_reset: time went back; the next trial opens on a later timeline.
+            time_reset: time went back: the trial's timeline ended, and the next
+                trial is on a later one.
 
         Returns:
-            The criteria, once every sample up to then is in (else :meth:`add`
-            returns them when it is); None without samples.
+            The energy of samples it placed, and the criteria of the trials
+            complete (every sample up to their end is in); :meth:`add` returns
+            those of a trial whose samples are still to come.
         """
-        if time_reset and self._trial_timeline is not None:
-            self._next_timeline = self._trial_timeline + 1
-        if self.record is None:
-            return None
-        self._end_s = end_time_s
-        self.record.drop_after(end_time_s)  # samples taken before the end was known
-        latest_s = self._history[-1][0] if self._history else -math.inf
-        if self._trial_timeline is not None and self._timeline > self._trial_timeline or \
-                latest_s >= end_time_s - TIME_TOLERANCE_S:
-            return self.finish()
-        return None
+        self._last_record_s = max(self._last_record_s, end_time_s)
+        self._reset_seen = time_reset
+        trial = self._trials[-1] if self._trials else None
+        if trial is None or trial.end_s < math.inf:
+            return [], []
+        trial.end_s, trial.reset_end = end_time_s, time_reset
+        # a reset ended it before any sample came: the records of a past timeline (a
+        # late subscriber's), whose samples this node never had
+        trial.before_known = time_reset and trial.timeline is None and not self._timelines
+        trial.record.drop_after(end_time_s)  # samples taken before the end was known
+        return self._settle()
 
     def add(
         self, time_s: float, obj: BodyState, pads: Sequence[BodyState],
         taxel_positions_in_pad: Sequence[np.ndarray], taxel_forces_in_pad: Sequence[np.ndarray],
         timeline: int = 0,
-    ) -> tuple[EnergySample | None, CriteriaReport | None]:
-        """Take the sample stamped ``time_s``, s, on ``timeline``, kept for a later trial.
+    ) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """Take the sample stamped ``time_s``, s, on ``timeline`` (numbers only grow).
 
         Returns:
-            Its energy if the open trial covers it, and the criteria if it
-            completes an ended trial.
+            The energy of the samples it adds to trials (itself, or kept ones of
+            a trial it placed), and the criteria of the trials it completes.
         """
         sample = (time_s, obj, pads, taxel_positions_in_pad, taxel_forces_in_pad)
-        if timeline != self._timeline:
-            self._history.clear()
-            self._timeline = timeline
-        self._history.append(sample)
-        if self.record is not None and self._trial_timeline is None:
-            self._trial_timeline = timeline
-        if self.record is None or timeline < self._trial_timeline or \
-                time_s < self._start_s - TIME_TOLERANCE_S:
-            return None, None
-        if timeline > self._trial_timeline:  # its timeline is over: no more samples
-            return None, self.finish() if self._end_s < math.inf else None
-        if time_s > self._end_s + TIME_TOLERANCE_S:
-            return None, self.finish()
-        energy = self.update(*sample)
-        return energy, self.finish() if time_s >= self._end_s - TIME_TOLERANCE_S else None
+        if not self._timelines or timeline != self._timelines[-1].epoch:
+            self._timelines = self._timelines[-2:] + [_Timeline(timeline, time_s, self.history)]
+            if self._first_epoch is None:
+                self._first_epoch = timeline
+        self._timelines[-1].samples.append(sample)
+        energies = []
+        for trial in self._trials:
+            if trial.timeline == timeline and \
+                    trial.start_s - TIME_TOLERANCE_S <= time_s <= trial.end_s + TIME_TOLERANCE_S:
+                energies += self._take(trial, [sample])
+        settled = self._settle()
+        return energies + settled[0], settled[1]
+
+    def _take(self, trial: _Trial, samples: list[Sample]) -> list[EnergySample]:
+        energies = []
+        for sample in samples:
+            energy = self._update(trial, *sample)
+            if energy is not None:
+                energies.append(energy)
+        return energies
+
+    def _settle(self) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """Place the trials whose timeline is now known; finish those complete."""
+        energies: list[EnergySample] = []
+        reports: list[CriteriaReport] = []
+        for trial in list(self._trials):
+            if trial.timeline is None and self._place(trial) and trial.timeline is not None:
+                timeline = next(t for t in self._timelines if t.epoch == trial.timeline)
+                energies += self._take(trial, timeline.between(trial.start_s, trial.end_s))
+            if trial.end_s < math.inf and self._complete(trial):
+                self._trials.remove(trial)
+                report = self._finish(trial)
+                if report is not None:
+                    reports.append(report)
+        return energies, reports
+
+    def _complete(self, trial: _Trial) -> bool:
+        if trial.before_known:
+            return True
+        if trial.timeline is None:
+            return False
+        newest = self._timelines[-1]
+        return newest.epoch > trial.timeline or newest.last_s >= trial.end_s - TIME_TOLERANCE_S
+
+    def _place(self, trial: _Trial) -> bool:
+        """Find the trial's timeline from stamps; return False while it may still come."""
+        if trial.timeline is not None or trial.before_known:
+            return True
+        lowest = -1
+        if trial.after is not None:
+            if not self._place(trial.after):
+                return False  # the trial before goes first
+            if trial.after.timeline is not None:
+                lowest = trial.after.timeline + int(trial.separated)
+        if not self._timelines or self._timelines[-1].epoch < lowest:
+            return False
+        current = self._timelines[-1]
+        for timeline in reversed(self._timelines):
+            if timeline.epoch < lowest:
+                break
+            if timeline.first_s > trial.start_s + TIMELINE_SLACK_S and \
+                    timeline.epoch != self._first_epoch:
+                continue  # it began after the trial did
+            if trial.reset_end:  # a timeline that ended where the trial did
+                if timeline is not current and \
+                        abs(timeline.last_s - trial.end_s) <= RESET_SLACK_S:
+                    trial.timeline = timeline.epoch
+                    return True
+                continue
+            if timeline is current and timeline.last_s < trial.start_s - TIME_TOLERANCE_S:
+                return False  # the trial's samples are still to come
+            if timeline is current or trial.start_s <= timeline.last_s + TIMELINE_SLACK_S:
+                trial.timeline = timeline.epoch
+                return True
+        return False
 
     def update(
         self, time_s: float, obj: BodyState, pads: Sequence[BodyState],
         taxel_positions_in_pad: Sequence[np.ndarray], taxel_forces_in_pad: Sequence[np.ndarray],
     ) -> EnergySample | None:
-        """Take one sample at ``time_s`` into the open trial; return the energy (None outside).
+        """Take one sample at ``time_s`` into the open trial, whatever its timeline.
 
-        The readings are taken as of ``time_s`` whatever their own stamps, so a
-        reading that has not changed since the last sample counts as still true.
+        For a caller that knows the sample is the trial's (offline). The readings
+        are taken as of ``time_s`` whatever their own stamps, so a reading that
+        has not changed since the last sample counts as still true.
+
+        Returns:
+            Its energy; None outside a trial or before the energy reference.
         """
         if self.record is None:
             return None
+        return self._update(self._trials[-1], time_s, obj, pads, taxel_positions_in_pad,
+                            taxel_forces_in_pad)
+
+    def _update(
+        self, trial: _Trial, time_s: float, obj: BodyState, pads: Sequence[BodyState],
+        taxel_positions_in_pad: Sequence[np.ndarray], taxel_forces_in_pad: Sequence[np.ndarray],
+    ) -> EnergySample | None:
         obj, pads = _stamped(time_s, obj, pads)
         rotations = quat_to_matrix(np.stack([pad.quaternion_in_world for pad in pads]))
         points = np.concatenate([
@@ -219,16 +335,16 @@ class TrialMetrics:
         body_index = np.concatenate([
             np.full(len(positions), i) for i, positions in enumerate(taxel_positions_in_pad)])
         summary = summarize_contacts(points, forces_on_object, body_index, 2)
-        self.record.append(time_s, obj.position_in_world, obj.linear_velocity_in_world,
-                           summary)
-        return self._energy(time_s, obj, pads)
+        trial.record.append(time_s, obj.position_in_world, obj.linear_velocity_in_world,
+                            summary)
+        return self._energy(trial, time_s, obj, pads)
 
-    def _energy(self, time_s: float, obj: BodyState,
+    def _energy(self, trial: _Trial, time_s: float, obj: BodyState,
                 pads: Sequence[BodyState]) -> EnergySample | None:
         """Return the energy of a stamped sample from the reference on, else None."""
-        if time_s < self._energy_from_s - TIME_TOLERANCE_S:
+        if time_s < trial.energy_from_s - TIME_TOLERANCE_S:
             return None
-        self.last_energy = self.tracker.update([obj], pads[0], pads[1])
+        self.last_energy = trial.tracker.update([obj], pads[0], pads[1])
         return self.last_energy
 
     def add_event(self, record: EventRecord) -> list[EnergySample]:
@@ -237,26 +353,36 @@ class TrialMetrics:
         With ``energy_from='grasp'`` the grasp's sample becomes the energy reference.
 
         Returns:
-            The energy of the kept samples from the grasp on, oldest first (the
+            The energy of the samples taken from the grasp on, oldest first (the
             samples may come before the grasp's record).
         """
-        if self.record is None or record.trial_id != self.record.trial_id:
+        self._last_record_s = max(self._last_record_s, record.time_s)
+        trial = self._trials[-1] if self._trials else None
+        if trial is None or record.trial_id != trial.record.trial_id:
             return []
-        self.record.add_event(record)
+        trial.record.add_event(record)
         if record.kind != 'grasp' or self.config.energy_from != 'grasp' or \
-                math.isfinite(self._energy_from_s):
+                math.isfinite(trial.energy_from_s):
             return []
-        self._energy_from_s = record.time_s
-        self.tracker.reset()
-        energies = [self._energy(sample[0], *_stamped(*sample[:3]))
-                    for sample in self._kept(record.time_s)]
-        return [energy for energy in energies if energy is not None]
+        trial.energy_from_s = record.time_s
+        timeline = next((t for t in self._timelines if t.epoch == trial.timeline), None)
+        if timeline is None:
+            return []
+        taken_s = trial.record.time_s[-1] if len(trial.record) else -math.inf
+        return [self._energy(trial, sample[0], *_stamped(*sample[:3]))
+                for sample in timeline.between(record.time_s, min(taken_s, trial.end_s))]
 
     def finish(self) -> CriteriaReport | None:
-        """Close the trial and evaluate its criteria (None without samples)."""
-        record, self.record = self.record, None
-        self._end_s = math.inf
-        if record is None or len(record) == 0:
+        """Close the open trial now and evaluate its criteria (None without samples)."""
+        trial = self._trials[-1] if self._trials else None
+        if trial is None:
+            return None
+        self._trials.remove(trial)
+        return self._finish(trial)
+
+    def _finish(self, trial: _Trial) -> CriteriaReport | None:
+        record = trial.record
+        if len(record) == 0:
             return None
         self.report = evaluate_criteria(record, self.config.criteria, self.config.weights)
         self.report_trial_id = record.trial_id

@@ -111,32 +111,29 @@ class GraspMetricsNode(Node):
         if record is None:
             return
         if record.kind == 'trial_start':
-            self._publish(*self.metrics.start(
-                record.trial_id, record.time_s, self.grid.epoch if self.grid.spoke else None))
+            self._publish(*self.metrics.start(record.trial_id, record.time_s))
         elif record.kind == 'trial_end':
             self.metrics.add_event(record)
-            self._publish([], self.metrics.end(
+            self._publish(*self.metrics.end(
                 record.time_s, record.details.get('reason') == 'time_reset'))
         else:
-            self._publish(self.metrics.add_event(record), None)
+            self._publish(self.metrics.add_event(record), [])
 
     def _sample(self) -> None:
         for point in self.grid.due():
             obj, left, right, left_cloud, right_cloud = point.values
             try:
-                energy, report = self.metrics.add(
+                self._publish(*self.metrics.add(
                     point.time_s, obj, (left, right), (left_cloud[0], right_cloud[0]),
-                    (left_cloud[1], right_cloud[1]), self.grid.epoch)
+                    (left_cloud[1], right_cloud[1]), self.grid.epoch))
             except GraspMonitorError as error:  # bad readings: wait for the next trial
                 self.get_logger().warning(f'metrics sample dropped: {error}',
                                           throttle_duration_sec=1.0)
-                continue
-            self._publish([energy] if energy is not None else [], report)
 
-    def _publish(self, energies, report) -> None:
+    def _publish(self, energies, reports) -> None:
         for energy in energies:
             self.energy_pub.publish(Float64(data=float(energy.max_energy_j)))
-        if report is not None:
+        for report in reports:
             self.reward_pub.publish(Float64(data=report.total))
 
     def _publish_diagnostics(self) -> None:
