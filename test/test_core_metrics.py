@@ -212,3 +212,17 @@ def test_a_late_subscriber_places_the_open_trial_on_its_first_timeline():
     assert metrics.start(2, start_time_s=0.01) == ([], [])
     energies, reports = metrics.add(*squeeze_args(5.0, timeline=3))
     assert len(energies) == 1 and metrics.record.time_s.tolist() == [5.0]
+
+
+def test_a_trial_a_reset_ended_before_the_first_sample_is_passed_over():
+    metrics = metrics_of()
+    # the metrics' inputs came first after the reset: no sample of trial 1's timeline
+    for t in NEW[:5]:
+        metrics.add(*squeeze_args(t))
+    metrics.start(1, start_time_s=2.23)
+    metrics.end(2.27, time_reset=True)
+    metrics.start(2, start_time_s=0.01)
+    assert metrics.record.time_s.tolist() == []  # trial 1's timeline may still end
+    energies, _ = metrics.add(*squeeze_args(3.28))  # 1 s past trial 1's reset: not its
+    assert metrics.record.time_s.tolist() == [0.01, 0.02, 0.03, 0.04, 0.05, 3.28]
+    assert len(energies) == 6

@@ -133,6 +133,15 @@ def reset_trial(events):
     return mine if mine[-1]['type'] == 'trial_end' else []
 
 
+def listening(graph, recorder=0):
+    """Return whether the monitor and the metrics subscribe to each of their inputs."""
+    readers = {'tactile/finger_left': 2, 'tactile/finger_right': 2, 'ground_truth/object': 2,
+               'ground_truth/finger_left': 1, 'ground_truth/finger_right': 1,
+               'joint_states': 1, 'grasp_monitor/events': 2}  # and this test's client
+    return all(graph.client.count_subscribers(topic) >= count + recorder
+               for topic, count in readers.items())
+
+
 def published(graph):
     return [values(e) for e in graph.events]
 
@@ -166,6 +175,8 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
         return all(int(counts.get(f'messages.{topic}', 0)) > 0 for topic in inputs)
 
     assert wait_for(recording_every_input, timeout_s=30.0)
+    # the monitor and the metrics hear every input before the trial: none may miss its start
+    assert wait_for(lambda: listening(live, recorder=1), timeout_s=30.0)
     # The trial opened now ends at the reset, and the next opens on the new timeline's first
     # sample: a point the replay finds by itself, from the stamps alone.
     assert live.call('grasp_monitor/start', Trigger.Request()).success
@@ -190,10 +201,7 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     replayed.start('grasp_metrics', **METRICS)
     replayed.start('replay', path=path, start_paused='true', topics=f'[{", ".join(INPUTS)}]')
     assert replayed.client.create_client(SetBool, 'replay/pause').wait_for_service(30.0)
-    assert wait_for(lambda: all(replayed.client.count_subscribers(topic) >= 2 for topic in (
-        'tactile/finger_left', 'tactile/finger_right', 'ground_truth/object')) and
-        replayed.client.count_subscribers('joint_states') >= 1 and
-        replayed.client.count_subscribers('grasp_monitor/events') >= 1, timeout_s=30.0)
+    assert wait_for(lambda: listening(replayed), timeout_s=30.0)
     # started before the first message: the monitor's trial opens wherever it starts
     assert replayed.call('grasp_monitor/start', Trigger.Request()).success
     assert replayed.call('replay/pause', SetBool.Request(data=False), SetBool).success

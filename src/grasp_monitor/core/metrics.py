@@ -301,6 +301,12 @@ class TrialMetrics:
             if timeline is current or trial.start_s <= timeline.last_s + TIMELINE_SLACK_S:
                 trial.timeline = timeline.epoch
                 return True
+        if trial.reset_end and current.last_s > trial.end_s + RESET_SLACK_S and \
+                all(t.epoch >= lowest for t in self._timelines):
+            # the newest timeline ran on past the trial's reset, and no older one ended
+            # there: the trial's timeline came before every one this node had
+            trial.before_known = True
+            return True
         return False
 
     def update(

@@ -31,7 +31,8 @@ INTERFACES = (
               'energy metric, J, every sample in a trial'),
     publishes('grasp_metrics/reward', 'std_msgs/msg/Float64', 'default',
               'weighted total of the criteria, at each trial end'),
-    diagnostics('energy OK/WARN/ERROR against the thresholds, each criterion, the reward'),
+    diagnostics('energy OK/WARN/ERROR against the thresholds; each criterion, the reward, '
+                'their trial and its samples'),
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
                '`object` and each of `pads`'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
@@ -49,7 +50,8 @@ class GraspMetricsNode(Node):
     Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
     Publishes: ``grasp_metrics/energy`` (Float64, J, every sample in a trial),
     ``grasp_metrics/reward`` (Float64, weighted total, at each trial end), ``/diagnostics``
-    (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward).
+    (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward,
+    their trial and its samples).
     Subscribes: ``ground_truth/<object>``, ``ground_truth/<pad>`` (Odometry),
     ``tactile/<pad>`` (PointCloud2), ``grasp_monitor/events`` (trial start and end, grasp).
     """
