@@ -180,7 +180,8 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     # The trial opened now ends at the reset, and the next opens on the new timeline's first
     # sample: a point the replay finds by itself, from the stamps alone.
     assert live.call('grasp_monitor/start', Trigger.Request()).success
-    live.call('mujoco_sim/reset', Trigger.Request())
+    assert wait_for(lambda: 'trial_start' in live.kinds(), timeout_s=30.0)  # opened before
+    assert live.call('mujoco_sim/reset', Trigger.Request()).success
     assert wait_for(lambda: reset_trial(published(live)), timeout_s=120.0), live.kinds()
     live_events = reset_trial(published(live))
     live_criteria, live_reward = wait_for(lambda: criteria_of(live, live_events[0]),
