@@ -108,8 +108,15 @@ class RosHarness:
         rclpy.init(context=self.context, args=['--ros-args', '-r', f'__ns:={NAMESPACE}'])
         self.executor = SingleThreadedExecutor(context=self.context)
         self.nodes = []
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._spin, daemon=True)
         self.thread.start()
+
+    def _spin(self):
+        # Spin until told to stop, then the executor is shut down from this thread's
+        # caller: shutting it down under a spin races rclpy's own handlers.
+        while not self._stop.is_set():
+            self.executor.spin_once(timeout_sec=0.05)
 
     def add(self, node):
         """Spin ``node`` with the others; it is destroyed at teardown."""
@@ -130,8 +137,9 @@ class RosHarness:
 
     def close(self):
         """Stop spinning and destroy everything."""
-        self.executor.shutdown(timeout_sec=5.0)
+        self._stop.set()
         self.thread.join(timeout=5.0)
+        self.executor.shutdown(timeout_sec=5.0)
         for node in self.nodes:
             node.destroy_node()
         self.rclpy.try_shutdown(context=self.context)

@@ -18,7 +18,7 @@ from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDoubl
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 import moteus
 import pytest
 from rclpy.parameter import Parameter
@@ -101,6 +101,21 @@ batches = st.one_of(
                                                        max_size=20)))
 
 
+# One of each defect per topic, sent first: every kind is covered whatever Hypothesis draws.
+EVERY_JOINT_STATE_DEFECT = [
+    (JointState(name=['elbow'], position=[0.1]), 'unknown_joint'),
+    (JointState(name=['lift', 'finger_left'], position=[0.1]), 'wrong_length'),
+    (JointState(name=['lift'], position=[0.1], velocity=[math.nan]), 'not_finite'),
+    (JointState(name=['lift'], position=[1e300]), 'out_of_range'),
+]
+EVERY_FULL_COMMAND_DEFECT = [
+    (Float64MultiArray(data=[0.0] * 17), 'wrong_length'),
+    (Float64MultiArray(data=[0.0, 0.0, 0.0, 1.5, 1.0, 1.0] * 3), 'out_of_range'),
+    (Float64MultiArray(data=[math.inf, 0.0, 0.0, 1.0, 1.0, 1.0] * 3), 'not_finite'),
+    (Float64MultiArray(data=[0.0, 0.0, 0.0, 1.0, 1.0, 2e10] * 3), 'out_of_range'),
+]
+
+
 def start_mujoco_sim(ros):
     sim = ros.add(MujocoSimNode(context=ros.context, parameter_overrides=[
         Parameter('publish_rate', value=100.0), Parameter('command_timeout', value=0.0),
@@ -158,6 +173,8 @@ def test_fuzzed_commands_are_refused_by_kind_and_valid_ones_pass(ros, start):
 
     @FUZZ
     @given(batch=batches)
+    @example(batch=('servo_commands', EVERY_JOINT_STATE_DEFECT))
+    @example(batch=('servo_commands/full', EVERY_FULL_COMMAND_DEFECT))
     def send(batch):
         topic, messages = batch
         for msg, defect in messages:

@@ -56,21 +56,27 @@ def graph(ros, tmp_path):
         for service in services.values():
             assert service.wait_for_service(timeout_sec=30.0), service.srv_name
         assert wait_for(lambda: client.count_publishers('tactile/finger_left') > 0)
-        # The controller's script restarts when the reset sends time back.
-        states = []
-        client.create_subscription(JointState, 'joint_states', states.append, 100)
-        ros.call(services['mujoco_sim/reset'], Trigger.Request())
+        # The controller's script restarts when the reset sends time back. A reset stops
+        # the servos, and the gripper falls until the controller's next command: on a busy
+        # machine its pads reach the table (lift near -0.011 m), a real contact. The trial
+        # starts once, after the reset, the controller drives the lift above the grasp
+        # height's floor, every node a while on the new timeline.
+        timeline = {'last_s': None, 'reset': False, 'held': False}
 
-        def held_on_the_new_timeline(state):
-            # A reset stops the servos and the gripper falls until the controller's next
-            # command: on a busy machine its pads reach the table (lift near -0.011 m), a
-            # real contact. The trial starts once the controller drives the lift again
-            # above the grasp height's floor, every node on the new timeline a while.
+        def on_state(state):
             stamp_s = state.header.stamp.sec + state.header.stamp.nanosec * 1e-9
-            return 0.2 < stamp_s < 0.9 and state.effort[0] != 0.0 and state.position[0] > 0.0
+            if timeline['last_s'] is not None and stamp_s < timeline['last_s']:
+                timeline['reset'] = True
+            timeline['last_s'] = stamp_s
+            if timeline['reset'] and stamp_s > 0.2 and state.effort[0] != 0.0 \
+                    and state.position[0] > 0.0:
+                timeline['held'] = True
 
-        assert wait_for(lambda: any(held_on_the_new_timeline(s) for s in states[-50:]),
-                        timeout_s=30.0), 'the controller never held the gripper after the reset'
+        client.create_subscription(JointState, 'joint_states', on_state, 100)
+        assert wait_for(lambda: timeline['last_s'] is not None, timeout_s=30.0)
+        ros.call(services['mujoco_sim/reset'], Trigger.Request())
+        assert wait_for(lambda: timeline['held'], timeout_s=30.0), \
+            'the controller never drove the lift after the reset'
         assert ros.call(services['grasp_monitor/start'], Trigger.Request()).success
 
         def kinds():
@@ -83,12 +89,17 @@ def graph(ros, tmp_path):
     yield run
     for process in processes:
         process.send_signal(signal.SIGINT)
+    codes = []
     for process in processes:
         try:
-            process.wait(timeout=10)
+            codes.append(process.wait(timeout=10))
         except subprocess.TimeoutExpired:
             process.kill()
+            codes.append('killed')
     output.close()
+    # Ctrl-C ends every node cleanly, whatever its threads were doing
+    log = (tmp_path / 'nodes.log').read_text()
+    assert codes == [0] * len(processes) and 'Traceback' not in log, (codes, log[-3000:])
 
 
 def test_a_good_pick_fires_contact_then_grasp_and_holds_through_the_force_test(graph, tmp_path):

@@ -82,7 +82,7 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         return 2
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except RCLError:
+    except RuntimeError:  # RCLError, or pybind's failure to take a message mid-shutdown
         if rclpy.ok():
             raise  # a real failure; otherwise a signal's shutdown raced the executor
     finally:

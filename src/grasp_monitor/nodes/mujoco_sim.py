@@ -18,6 +18,7 @@ from grasp_monitor.sim.runner import RunConfig, SimRunner
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
 from nav_msgs.msg import Odometry
+from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -95,7 +96,7 @@ class MujocoSimNode(Node):
         self.create_service(Trigger, '~/external_force/stop',
                             lambda q, r: self._force(False, q, r))
         self.create_timer(1.0, self._publish_diagnostics)
-        self.thread = threading.Thread(target=self.runner.run, daemon=True)
+        self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def _publish(self, sim: Simulator) -> None:
@@ -154,6 +155,14 @@ class MujocoSimNode(Node):
             f'{self.get_fully_qualified_name()}: simulation', level, message, values,
             self.sim.scene.name)]
         self.diag_pub.publish(msg)
+
+    def _run(self) -> None:
+        try:
+            self.runner.run()
+        except RCLError:
+            # Ctrl-C shuts the context down under a tick's publish: the process is ending.
+            if self.context.ok():
+                raise
 
     def destroy_node(self) -> None:
         """Stop the stepping thread before the node goes."""
