@@ -226,3 +226,15 @@ def test_a_trial_a_reset_ended_before_the_first_sample_is_passed_over():
     energies, _ = metrics.add(*squeeze_args(3.28))  # 1 s past trial 1's reset: not its
     assert metrics.record.time_s.tolist() == [0.01, 0.02, 0.03, 0.04, 0.05, 3.28]
     assert len(energies) == 6
+
+
+def test_a_trial_after_a_reset_takes_the_new_timeline_though_its_first_sample_is_late():
+    metrics = metrics_of()
+    for t in OLD:
+        metrics.add(*squeeze_args(t))
+    metrics.start(1, start_time_s=2.23)
+    metrics.end(2.55, time_reset=True)
+    metrics.start(2, start_time_s=0.01)
+    for t in NEW[9:12]:  # one of the metrics' inputs came late after the reset: from 0.1 s
+        metrics.add(*squeeze_args(t, timeline=1))
+    assert metrics.record.time_s.tolist() == [0.1, 0.11, 0.12]

@@ -98,9 +98,9 @@ Sample = tuple  # (time_s, object, pads, taxel positions, taxel forces)
 class _Timeline:
     """The samples of one timeline the metrics took: its first stamp and the latest ones."""
 
-    def __init__(self, epoch: int, first_s: float, depth: int) -> None:
+    def __init__(self, epoch: int, first_s: float, depth: int, samples: Sequence = ()) -> None:
         self.epoch, self.first_s = epoch, first_s
-        self.samples: deque[Sample] = deque(maxlen=depth)
+        self.samples: deque[Sample] = deque(samples, maxlen=depth)
 
     @property
     def last_s(self) -> float:
@@ -139,7 +139,6 @@ class TrialMetrics:
         #: the samples of ``report``: how many, the first's and the last's stamps, s
         self.report_samples: tuple[int, float, float] = (0, math.nan, math.nan)
         self._timelines: list[_Timeline] = []  # the latest three
-        self._first_epoch: int | None = None
         self._trials: list[_Trial] = []  # opened, or ended and waiting for samples
         self._previous: _Trial | None = None  # the trial started last
         self._last_record_s = -math.inf
@@ -228,9 +227,10 @@ class TrialMetrics:
         """
         sample = (time_s, obj, pads, taxel_positions_in_pad, taxel_forces_in_pad)
         if not self._timelines or timeline != self._timelines[-1].epoch:
-            self._timelines = self._timelines[-2:] + [_Timeline(timeline, time_s, self.history)]
-            if self._first_epoch is None:
-                self._first_epoch = timeline
+            # of a timeline that ended, only its last samples can still join a trial
+            kept = [_Timeline(t.epoch, t.first_s, max(2, self.history // 5), t.samples)
+                    for t in self._timelines[-2:]]
+            self._timelines = kept + [_Timeline(timeline, time_s, self.history)]
         self._timelines[-1].samples.append(sample)
         energies = []
         for trial in self._trials:
@@ -281,15 +281,14 @@ class TrialMetrics:
                 return False  # the trial before goes first
             if trial.after.timeline is not None:
                 lowest = trial.after.timeline + int(trial.separated)
-        if not self._timelines or self._timelines[-1].epoch < lowest:
+        candidates = [t for t in self._timelines if t.epoch >= lowest]
+        if not candidates:
             return False
         current = self._timelines[-1]
-        for timeline in reversed(self._timelines):
-            if timeline.epoch < lowest:
-                break
+        for timeline in reversed(candidates):
             if timeline.first_s > trial.start_s + TIMELINE_SLACK_S and \
-                    timeline.epoch != self._first_epoch:
-                continue  # it began after the trial did
+                    timeline is not candidates[0]:
+                continue  # it began after the trial did (the oldest: before this node)
             if trial.reset_end:  # a timeline that ended where the trial did
                 if timeline is not current and \
                         abs(timeline.last_s - trial.end_s) <= RESET_SLACK_S:
@@ -302,7 +301,7 @@ class TrialMetrics:
                 trial.timeline = timeline.epoch
                 return True
         if trial.reset_end and current.last_s > trial.end_s + RESET_SLACK_S and \
-                all(t.epoch >= lowest for t in self._timelines):
+                len(candidates) == len(self._timelines):
             # the newest timeline ran on past the trial's reset, and no older one ended
             # there: the trial's timeline came before every one this node had
             trial.before_known = True
