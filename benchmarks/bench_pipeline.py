@@ -16,7 +16,7 @@ fastest of REPEATS interleaved passes:
 * raw + sensors: the same on the pipeline's model (contact and frame sensors computed by
   MuJoCo in C);
 * floor: raw + sensors plus the per-step Python the pipeline must do: one copy of
-  ``sensordata`` into the block buffer;
+  ``sensordata`` into the block buffer (between memoryviews, as the pipeline copies it);
 * pipeline at R Hz: ``OfflinePipeline.step_block``: the drive applied every control tick
   (R Hz), physics and one row copy every step, then per block (``--block`` s) the tactile
   arrays of every step of both pads (``spread_linear``, ``force_vector``), the energy metric
@@ -24,10 +24,21 @@ fastest of REPEATS interleaved passes:
 * per-step path (reference): ``SimRunner.tick`` every step with ``SimTactileArrays.compute``
   after it, as the tactile_sensor node computes a reading (the old offline loop).
 
+Then one row per scenario (issue 8), the pipeline at the first rate against raw stepping of
+the same physics, each from its own steady state with its own drive: pick_lift (the rows
+above), multi_block with 3 cubes (squeezed from the start; from t = 1 s; pads at 10 mm,
+its gripper blocks are 20 cm wide) and industrial_arm (the arm swinging the held cube;
+from t = 1 s). Raw is the least that steps the same physics: ``mj_step`` alone where the
+drive's command is constant (pick_lift's hold, multi_block's squeeze), ``mj_step`` plus the
+drive applied at the control rate (``Simulator.apply_control``) where it changes
+(industrial_arm's trajectory with its inverse-dynamics feedforward).
+
     PYTHONPATH=src python benchmarks/bench_pipeline.py [--steps 2000] [--profile]
+        [--scenarios pick_lift multi_block industrial_arm]
 """
 
 import argparse
+from dataclasses import dataclass, field
 import math
 import platform
 import time
@@ -41,41 +52,67 @@ from grasp_monitor.sim.sensors import pad_specs, SimTactileArrays
 import mujoco
 import numpy as np
 
-HOLD_S = 3.6
 TARGET_RATIO = 0.5
 REPEATS = 5
 STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 
 
-class Bench:
-    """Fresh pipelines in the hold phase, and the variants to time."""
+@dataclass(frozen=True)
+class Scenario:
+    """A scene measured from a steady state: its parameters, start time and taxel spacing."""
 
-    def __init__(self, steps: int, resolution_m: float, block_s: float,
+    name: str
+    params: dict = field(default_factory=dict)
+    hold_s: float = 1.0
+    resolution_m: float | None = None  # None: --resolution
+
+    def label(self) -> str:
+        return self.name + ''.join(f', {k} {v}' for k, v in self.params.items())
+
+
+SCENARIOS = {
+    'pick_lift': Scenario('pick_lift', hold_s=3.6),
+    'multi_block': Scenario('multi_block', {'n_cubes': 3}, 1.0, 0.01),
+    'industrial_arm': Scenario('industrial_arm', hold_s=1.0),
+}
+
+
+class Bench:
+    """Fresh pipelines of one scenario in its steady state, and the variants to time."""
+
+    def __init__(self, scenario: Scenario, steps: int, resolution_m: float, block_s: float,
                  rates_hz: list[float]) -> None:
-        self.scene = build_scene('pick_lift')
+        self.scenario = scenario
+        self.scene = build_scene(scenario.name, **scenario.params)
         self.steps = steps
-        self.resolution_m = resolution_m
+        self.resolution_m = scenario.resolution_m or resolution_m
         self.block_s = block_s
         self.rates_hz = rates_hz
         self.final: dict[str, np.ndarray] = {}
         self.state: np.ndarray | None = None
+        self.drive_changes = False
 
     def pipeline(self, rate_hz: float) -> OfflinePipeline:
-        """Return a pipeline at ``rate_hz`` run to the hold phase."""
+        """Return a pipeline at ``rate_hz`` run to the steady state."""
         pipeline = OfflinePipeline(
             self.scene, PipelineConfig(control_rate_hz=rate_hz, block_s=self.block_s,
                                        force_test=None),
             pad_specs(self.scene.pads, resolution=[self.resolution_m]),
             drive=default_drive(self.scene))
-        pipeline.run(HOLD_S)
+        pipeline.run(self.scenario.hold_s)
         # Every pass, whatever its control rate, continues from one MuJoCo state.
         if self.state is None:
             self.state = np.empty(mujoco.mj_stateSize(pipeline.sim.model, STATE))
             mujoco.mj_getState(pipeline.sim.model, pipeline.sim.data, self.state, STATE)
+            drive, now_s = pipeline.sim.drive, pipeline.sim.time_s
+            # A drive that returns one command object keeps the actuators as they are.
+            self.drive_changes = drive is not None and drive(now_s) is not drive(
+                now_s + 1.0 / rate_hz)
         mujoco.mj_setState(pipeline.sim.model, pipeline.sim.data, self.state, STATE)
         return pipeline
 
     def raw(self, sensors: bool) -> tuple[float, np.ndarray]:
+        """Step the scene's own model (or the pipeline's, with ``sensors``) from the state."""
         pipeline = self.pipeline(self.rates_hz[0])
         model = pipeline.sim.model
         if not sensors:
@@ -91,14 +128,33 @@ class Bench:
             mujoco.mj_step(model, data)
         return time.process_time() - start, data.qpos.copy()
 
+    def raw_with_drive(self) -> tuple[float, np.ndarray]:
+        """Step the scene's own model, the drive applied at the first rate, as the pipeline."""
+        pipeline = self.pipeline(self.rates_hz[0])
+        sim = Simulator(self.scene, command_timeout_s=0.0, drive=pipeline.sim.drive)
+        model, data = sim.model, sim.data
+        mujoco.mj_setState(model, data, self.state, STATE)
+        per_tick = pipeline.steps_per_tick
+        start = time.process_time()
+        for _ in range(self.steps // per_tick):
+            sim.apply_control()
+            for _ in range(per_tick):
+                mujoco.mj_step(model, data)
+        return time.process_time() - start, data.qpos.copy()
+
+    def reference(self) -> tuple[float, np.ndarray]:
+        """Time raw stepping of the same physics (module docstring)."""
+        return self.raw_with_drive() if self.drive_changes else self.raw(False)
+
     def floor(self) -> tuple[float, np.ndarray]:
         pipeline = self.pipeline(self.rates_hz[0])
         model, data = pipeline.sim.model, pipeline.sim.data
-        rows, sensordata = list(np.empty((self.steps, model.nsensordata))), data.sensordata
+        rows = [memoryview(row) for row in np.empty((self.steps, model.nsensordata))]
+        sensordata = memoryview(data.sensordata)
         start = time.process_time()
         for row in range(self.steps):
             mujoco.mj_step(model, data)
-            rows[row][...] = sensordata
+            rows[row][:] = sensordata
         return time.process_time() - start, data.qpos.copy()
 
     def run_pipeline(self, rate_hz: float, pipeline: OfflinePipeline | None = None
@@ -133,15 +189,48 @@ class Bench:
         rows['per-step path: runner tick + SimTactileArrays.compute'] = self.per_step
         return rows
 
-    def time_all(self) -> dict[str, float]:
+    def time_all(self, variants: dict | None = None) -> dict[str, float]:
         """Return the fastest seconds per step of each variant, passes interleaved."""
-        fastest = dict.fromkeys(self.variants(), math.inf)
+        variants = variants if variants is not None else self.variants()
+        fastest = dict.fromkeys(variants, math.inf)
         for _ in range(REPEATS):
-            for name, run in self.variants().items():
+            for name, run in variants.items():
                 seconds, qpos = run()
                 fastest[name] = min(fastest[name], seconds / self.steps)
                 self.final[name] = qpos
         return fastest
+
+    def check_same_physics(self, reference: str) -> None:
+        for name, qpos in self.final.items():
+            if not np.array_equal(qpos, self.final[reference]):
+                raise SystemExit(f'{self.scenario.name}: {name} did not step the same physics '
+                                 f'as {reference}')
+
+    def describe(self) -> tuple[int, str]:
+        """Return the contacts at the start and the taxels of each pad."""
+        sample = self.pipeline(self.rates_hz[0])
+        return (sample.sim.data.ncon,
+                ' + '.join(str(len(pad.layout)) for pad in sample.arrays.pads))
+
+
+def scenario_row(bench: Bench, timings: dict[str, float] | None = None) -> tuple[str, ...]:
+    """Time (unless given) the reference and the pipeline at the first rate; a table row."""
+    rate = bench.rates_hz[0]
+    pipeline = f'pipeline, control at {rate:g} Hz'
+    contacts, taxels = bench.describe()
+    if timings is None:
+        timings = bench.time_all({'raw': bench.reference,
+                                  pipeline: lambda: bench.run_pipeline(rate)})
+        bench.check_same_physics('raw')
+        raw = timings['raw']
+    else:
+        raw = timings['raw mj_step']
+    what = f'mj_step + drive at {rate:g} Hz' if bench.drive_changes else 'mj_step'
+    ratio = raw / timings[pipeline]
+    return (bench.scenario.label(), f'{bench.scenario.hold_s:g} s', str(contacts), taxels,
+            f'{bench.resolution_m * 1e3:g} mm', what, f'{raw * 1e6:.1f}',
+            f'{timings[pipeline] * 1e6:.1f}', f'{ratio:.3f}',
+            'meets' if ratio >= TARGET_RATIO else 'MISSES')
 
 
 def profile(bench: Bench) -> None:
@@ -163,24 +252,21 @@ def main() -> None:
                         help='pipeline block, s (default: PipelineConfig.block_s)')
     parser.add_argument('--rates', type=float, nargs='+', default=[100.0, 1000.0],
                         help='control rates of the pipeline rows, Hz')
+    parser.add_argument('--scenarios', nargs='+', choices=tuple(SCENARIOS),
+                        default=list(SCENARIOS), help='scenarios of the per-scenario table')
     parser.add_argument('--profile', action='store_true', help='profile the pipeline too')
     args = parser.parse_args()
-    bench = Bench(args.steps, args.resolution, args.block, args.rates)
-    sample = bench.pipeline(args.rates[0])
-    taxels = ' + '.join(str(len(pad.layout)) for pad in sample.arrays.pads)
-    contacts = sample.sim.data.ncon
     wall = time.perf_counter()
+    bench = Bench(SCENARIOS['pick_lift'], args.steps, args.resolution, args.block, args.rates)
+    contacts, taxels = bench.describe()
     timings = bench.time_all()
-    reference = bench.final['raw mj_step']
-    for name, qpos in bench.final.items():
-        if not np.array_equal(qpos, reference):
-            raise SystemExit(f'{name} did not step the same physics as raw mj_step')
+    bench.check_same_physics('raw mj_step')
     print(f'machine: {platform.processor() or platform.machine()}, '
           f'python {platform.python_version()}, numpy {np.__version__}, '
           f'mujoco {mujoco.__version__}')
-    print(f'pick_lift hold phase from t = {HOLD_S} s: {contacts} contacts, {taxels} taxels; '
-          f'{args.steps} steps per pass, block {args.block:g} s, fastest of {REPEATS}; '
-          f'same final state in every row; {time.perf_counter() - wall:.0f} s wall\n')
+    print(f'pick_lift hold phase from t = {bench.scenario.hold_s} s: {contacts} contacts, '
+          f'{taxels} taxels; {args.steps} steps per pass, block {args.block:g} s, fastest of '
+          f'{REPEATS}; same final state in every row\n')
     raw = timings['raw mj_step']
     print('| variant | µs/step | steps/s | throughput / raw |')
     print('|---|---|---|---|')
@@ -190,6 +276,21 @@ def main() -> None:
     verdict = 'meets' if ratio >= TARGET_RATIO else 'MISSES'
     print(f'\npipeline at {args.rates[0]:g} Hz / raw = {ratio:.3f}: {verdict} the '
           f'{TARGET_RATIO}x target')
+    rows = []
+    for name in args.scenarios:
+        if name == 'pick_lift':
+            rows.append(scenario_row(bench, timings))
+        else:
+            rows.append(scenario_row(Bench(SCENARIOS[name], args.steps, args.resolution,
+                                           args.block, args.rates)))
+    print(f'\nPer scenario, the pipeline at {args.rates[0]:g} Hz against raw stepping of the '
+          f'same physics (same final state; fastest of {REPEATS}):\n')
+    print('| scenario | from | contacts | taxels | spacing | raw | raw µs/step '
+          '| pipeline µs/step | pipeline / raw | 0.5x |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
+    for row in rows:
+        print('| ' + ' | '.join(row) + ' |')
+    print(f'\n{time.perf_counter() - wall:.0f} s wall')
     if args.profile:
         profile(bench)
 

@@ -11,7 +11,7 @@ of REPEATS runs, so other jobs on a shared machine inflate it as little as possi
    step, and its parts: stepping (MuJoCo with the pipeline's sensors, and the per-step row
    copy), the control ticks, the tactile arrays, the energy metric, the monitor.
 2. Taxels: pick_lift in its hold phase (8 contacts, 4 per pad), pads at resolutions giving
-   about 50…2000 taxels per pad: ``TactilePad.compute_block`` per step (both pads, blocks
+   about 50…2000 taxels per pad: ``PadGroup.compute_block`` per step (both pads, blocks
    of 100 steps) and ``SimTactileArrays.compute`` (extraction + both pads, one step).
 3. Contacts: one pick_lift pad (320 taxels, 3 mm) fed K synthetic contacts per step on its
    gripping face (seeded, uniform over the face, 10 N normal force), K = 1…256, in blocks of
@@ -65,8 +65,7 @@ def pipeline_parts(scene, seconds: float) -> dict[str, float]:
             return result
         setattr(owner, name, timed_call)
     wrap(pipeline.sim, 'apply_control', 'control')
-    for pad in pipeline.arrays.pads:
-        wrap(pad, 'compute_block', 'tactile')
+    wrap(pipeline.tactile, 'compute_block', 'tactile')
     wrap(pipeline.tracker, 'update_block', 'energy')
     wrap(pipeline.monitor, 'update', 'monitor')
     evaluate = pipeline._evaluate
@@ -143,9 +142,9 @@ def taxels_table(repeats: int) -> None:
         pads = pipeline.arrays.pads
         pipeline.step_block(pipeline.block_steps)  # fills the block buffer
         record = pipeline._record
-        inputs = [pipeline.pad_inputs(record, index) for index in range(len(pads))]
-        block = timed(lambda: lambda: [pad.compute_block(*args) for pad, args in
-                                       zip(pads, inputs)], repeats) / record.shape[0]
+        inputs = pipeline.contact_inputs(record)
+        block = timed(lambda: lambda: pipeline.tactile.compute_block(*inputs),
+                      repeats) / record.shape[0]
         arrays = SimTactileArrays(pipeline.sim, pipeline.arrays.specs)
         single = timed(lambda: lambda: [arrays.compute() for _ in range(100)], repeats) / 100
         print(f'| {len(pads[0].layout)} | {resolution * 1e3:g} mm | {block * 1e6:.1f} µs/step '

@@ -1,5 +1,6 @@
 """Grasp events and the monitor: each event fires exactly when the rule says."""
 
+import dataclasses
 import math
 
 from grasp_monitor import testing as script
@@ -459,3 +460,34 @@ def test_events_follow_trial_time_whatever_the_clock_origin():
         ('trial_end', 1500)]
     slip = only(records, 'slip_out')
     assert slip.time_s == pytest.approx(1001.5) and slip.trial_time_s == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize('sequence', [
+    script.grasp_then_slip(), script.flying_apart(), script.flying_apart(distance_m=math.nan),
+    script.approach_then_grasp()])
+def test_trusted_samples_equal_checked_ones_and_give_the_same_records(sequence):
+    # The pipeline's samples: no palm, no finger speeds, never stale.
+    checked = [dataclasses.replace(sample, palm_index=-1) for sample in sequence]
+    trusted = GraspSample.trusted_series(
+        np.array([s.time_s for s in checked]), np.stack([s.in_contact for s in checked]),
+        np.array([s.object_speed_m_per_s for s in checked]),
+        np.stack([s.distances_from_base_m for s in checked]))
+    for one, other in zip(checked, trusted, strict=True):
+        for name in ('time_s', 'palm_index', 'object_speed_m_per_s', 'stale', 'age_s',
+                     'bodies_in_contact', 'non_palm_in_contact'):
+            assert getattr(one, name) == getattr(other, name), name
+        for name in ('in_contact', 'finger_speeds', 'distances_from_base_m'):
+            assert np.array_equal(getattr(one, name), getattr(other, name), equal_nan=True)
+            assert getattr(other, name).dtype == getattr(one, name).dtype
+            assert not getattr(other, name).flags.writeable
+        assert np.array_equal(one.farthest_from_base_m, other.farthest_from_base_m,
+                              equal_nan=True)
+    assert run(checked)[1] == run(trusted)[1]
+
+
+def test_farthest_from_base_is_nan_with_a_nan_distance_and_minus_inf_without_any():
+    assert GraspSample(0.0, [True, False], distances_from_base_m=[0.1, 0.3]
+                       ).farthest_from_base_m == 0.3
+    assert math.isnan(GraspSample(0.0, [True, False], distances_from_base_m=[math.nan, 0.3]
+                                  ).farthest_from_base_m)
+    assert GraspSample(0.0, [True, False]).farthest_from_base_m == -math.inf

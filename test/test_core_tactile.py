@@ -7,7 +7,7 @@ from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.plugins import create_plugin
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.sensor_layout import pad_layout, PadLayout
-from grasp_monitor.core.tactile import TactileConfig, TactilePad
+from grasp_monitor.core.tactile import PadGroup, TactileConfig, TactilePad
 from grasp_monitor.core.values import Contacts, GeomShape
 import numpy as np
 import pytest
@@ -314,3 +314,83 @@ def test_a_large_fine_layout_gets_coarser_cells_and_stays_exact():
 def test_non_finite_contacts_raise_a_simulation_error():
     with pytest.raises(SimulationError, match=r'^contact positions or the pad pose are not'):
         pad(line_layout()).compute(pushed_down(math.nan), AT_ORIGIN)
+
+
+def random_block(rng, pads, samples):
+    """Contacts of ``samples`` steps on each pad, pad after pad, seen from the pad."""
+    counts, parts, poses = [], [], []
+    for sensor in pads:
+        per_sample = rng.integers(0, 5, samples)
+        sample = np.repeat(np.arange(samples), per_sample)
+        count = sample.size
+        low = sensor.layout.positions_in_body.min(axis=0) - 0.01
+        high = sensor.layout.positions_in_body.max(axis=0) + 0.01
+        points = rng.uniform(low, high, (count, 3))
+        points[::7] += 0.5  # far from every taxel (and outside the grid): nearest taxel
+        normal = rng.normal(size=(count, 3))
+        normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+        tangent = np.cross(normal, rng.normal(size=(count, 3)))
+        tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
+        frame = np.stack([normal, tangent, np.cross(normal, tangent)], axis=1)
+        force = np.column_stack([rng.uniform(0, 5, count), rng.normal(0, 1, (count, 2))])
+        quaternion = rng.normal(size=(samples, 4))
+        quaternion /= np.linalg.norm(quaternion, axis=1, keepdims=True)
+        position = rng.normal(0, 0.1, (samples, 3))
+        rotation = np.array([quat_to_matrix(q) for q in quaternion])
+        in_world = position[sample] + np.einsum('kij,kj->ki', rotation[sample], points)
+        counts.append(count)
+        parts.append((sample, in_world, frame, force))
+        poses.append((position, quaternion))
+    inputs = [np.concatenate([part[i] for part in parts]) for i in range(4)]
+    return (counts, *inputs, np.stack([p for p, _ in poses]), np.stack([q for _, q in poses]))
+
+
+@pytest.mark.parametrize('touch, responses', [
+    ('force_vector', ('spread_linear', 'spread_linear')),
+    ('normal', ('spread_linear', 'spread_linear')),
+    ('normal_force', ('nearest', 'nearest')),
+    ('force_vector_global', ('spread_linear', 'nearest')),
+])
+def test_a_pad_group_gives_every_pad_its_compute_of_every_sample(touch, responses):
+    plate = GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.015, 0.004), (0, 0, 0),
+                      (1, 0, 0, 0))
+    pads = (pad(pad_layout([plate], 0.004), touch=touch, response=responses[0]),
+            pad(line_layout(), touch=touch, response=responses[1]))
+    rng = np.random.default_rng(5)
+    samples = 6
+    counts, sample, position, frame, force, pad_position, pad_quaternion = random_block(
+        rng, pads, samples)
+    values = PadGroup(pads).compute_block(counts, sample, position, frame, force,
+                                          pad_position, pad_quaternion)
+    first = 0
+    for p, sensor in enumerate(pads):
+        assert values[p].shape == (samples, len(sensor.layout), sensor.width)
+        assert sensor.contact_count == counts[p]
+        value_sum, total = sensor.value_sum.copy(), sensor.total_force_in_pad.copy()
+        mine = slice(first, first + counts[p])
+        first += counts[p]
+        for s in range(samples):
+            at = np.flatnonzero(sample[mine] == s) + mine.start
+            # The pad as geom1 of the simulator's contacts: the same forces, seen from it.
+            touching = contacts(position[at], frame[at], force[at], [PAD_GEOM] * at.size,
+                                [OBJECT_GEOM] * at.size)
+            expected = sensor.compute(touching, (pad_position[p, s], pad_quaternion[p, s]))
+            np.testing.assert_allclose(values[p][s], expected, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(value_sum[s], expected.sum(axis=0), atol=1e-12)
+            np.testing.assert_allclose(total[s], sensor.total_force_in_pad, atol=1e-12)
+
+
+def test_a_pad_group_checks_its_contact_counts():
+    group = PadGroup([pad(line_layout()), pad(line_layout())])
+    none = np.zeros((0, 3))
+    with pytest.raises(ConfigError, match=r'^counts must be 2 contact counts >= 0 adding up '
+                                          r'to the 0 contacts, got \[1, 0\]$'):
+        group.compute_block([1, 0], [], none, none.reshape(0, 3, 3), none,
+                            np.zeros((2, 1, 3)), np.tile([1.0, 0, 0, 0], (2, 1, 1)))
+    with pytest.raises(ConfigError, match='needs one or more TactilePad'):
+        PadGroup([])
+    # No contact on any pad: zeros, in each pad's shape.
+    values = group.compute_block([0, 0], [], none, none.reshape(0, 3, 3), none,
+                                 np.zeros((2, 4, 3)), np.tile([1.0, 0, 0, 0], (2, 4, 1)))
+    assert [v.shape for v in values] == [(4, 3, 3), (4, 3, 3)]
+    assert not np.any(values[0]) and not np.any(values[1])

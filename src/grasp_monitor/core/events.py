@@ -29,6 +29,7 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 import enum
+import functools
 import math
 import re
 from types import MappingProxyType
@@ -148,16 +149,65 @@ class GraspSample:
         if math.isnan(self.age_s):
             raise ConfigError('age_s must be a number of seconds, got nan')
 
-    @property
+    # Every event of a monitor reads these: computed once per sample (the values are frozen).
+    @functools.cached_property
     def bodies_in_contact(self) -> int:
         """Number of robot bodies touching the object, palm included."""
         return int(np.count_nonzero(self.in_contact))
 
-    @property
+    @functools.cached_property
     def non_palm_in_contact(self) -> int:
         """Number of robot bodies other than the palm touching the object."""
         palm = self.palm_index >= 0 and bool(self.in_contact[self.palm_index])
         return self.bodies_in_contact - int(palm)
+
+    @functools.cached_property
+    def farthest_from_base_m(self) -> float:
+        """The largest of ``distances_from_base_m``, m: NaN if one is NaN, -inf if none."""
+        distances = self.distances_from_base_m
+        return float(distances.max()) if distances.size else -math.inf
+
+    @classmethod
+    def trusted_series(cls, time_s: np.ndarray, in_contact: np.ndarray,
+                       object_speed_m_per_s: np.ndarray,
+                       distances_from_base_m: np.ndarray) -> list['GraspSample']:
+        """Return T samples from arrays, unchecked: row t of each array is sample t.
+
+        Only for values a caller computes itself from a simulation (the
+        offline pipeline's blocks): finite increasing times, speeds >= 0 or
+        NaN. Outside input goes through the constructor, which refuses bad
+        values. No palm, no finger speeds, never stale.
+
+        Args:
+            time_s: (T,) time stamps, s.
+            in_contact: (T, B) bool, robot body b touches the object.
+            object_speed_m_per_s: (T,) the object's speed, m/s.
+            distances_from_base_m: (T, B) each body's distance from the base, m.
+        """
+        in_contact = np.array(in_contact, dtype=bool)
+        distances = np.array(distances_from_base_m, dtype=float)
+        in_contact.setflags(write=False)
+        distances.setflags(write=False)
+        counts = np.count_nonzero(in_contact, axis=1).tolist()
+        farthest = (distances.max(axis=1) if distances.shape[1] else
+                    np.full(distances.shape[0], -math.inf)).tolist()
+        samples = []
+        new = cls.__new__
+        for values in zip(time_s.tolist(), in_contact, object_speed_m_per_s.tolist(),
+                          distances, counts, counts, farthest):
+            sample = new(cls)
+            # Frozen: the fields go straight into the instance, as __init__ would set them.
+            sample.__dict__.update(zip(_TRUSTED_KEYS, values), **_TRUSTED_DEFAULTS)
+            samples.append(sample)
+        return samples
+
+
+#: What ``GraspSample.trusted_series`` sets from its arrays, and the rest as constants.
+_TRUSTED_KEYS = ('time_s', 'in_contact', 'object_speed_m_per_s', 'distances_from_base_m',
+                 'bodies_in_contact', 'non_palm_in_contact', 'farthest_from_base_m')
+_TRUSTED_DEFAULTS = MappingProxyType({
+    'palm_index': -1, 'finger_speeds': _vector((), float, 'finger_speeds'), 'stale': False,
+    'age_s': 0.0})
 
 
 # -- records -----------------------------------------------------------------------------
@@ -431,11 +481,11 @@ class FlyingApartEvent(MonitorEvent):
 
     def check(self, sample: GraspSample, state: TrialState) -> Command:
         """STOP on the first sample with a body too far (or NaN)."""
-        distances = sample.distances_from_base_m
-        # `not <=` is true for NaN, which counts as infinitely far.
-        too_far = ~(distances <= self.max_distance_m)
-        if not too_far.any():
+        # `<=` is false for NaN, which counts as infinitely far.
+        if sample.farthest_from_base_m <= self.max_distance_m:
             return Command.CONTINUE
+        distances = sample.distances_from_base_m
+        too_far = ~(distances <= self.max_distance_m)
         body = int(np.argmax(too_far))
         distance = float(distances[body])
         self._fire(state, body=self.body_names[body] if self.body_names else str(body),
@@ -977,12 +1027,13 @@ class GraspMonitor:
     def _run_events(self, sample: GraspSample, trial: TrialState, stale: bool,
                     records: list[EventRecord]) -> Command:
         command = Command.CONTINUE
+        enabled = self._enabled
         for event in self.events:
-            if event.fired or not self._enabled[event.name]:
-                continue
-            if stale and event.needs_fresh_data:
+            if event.fired or not enabled[event.name] or (stale and event.needs_fresh_data):
                 continue
             result = event.check(sample, trial)
+            if result is Command.CONTINUE and not event.fired:
+                continue  # the usual case, at every sample
             if event.fired:
                 trial.fired[event.name] = event.fired_time_s
                 records.append(self._record(trial, event.name, result, event.details))

@@ -145,6 +145,8 @@ class TactilePad:
         self._grow(16)
         self.total_force_in_pad = np.zeros(3)
         self.contact_count = 0
+        self.value_sum = np.zeros((0, self.width))
+        self._group: PadGroup | None = None
 
     @property
     def positions_in_pad(self) -> np.ndarray:
@@ -236,6 +238,7 @@ class TactilePad:
         the pad body reports contacts so). The same contact seen by
         ``compute`` with the pad as geom2 has the frame's first two rows and
         the third force component negated, which gives the same values.
+        ``PadGroup.compute_block`` does the same for several pads in one call.
 
         Args:
             sample: (K,) which sample (0..S-1) each contact belongs to.
@@ -254,53 +257,13 @@ class TactilePad:
         Raises:
             SimulationError: a contact position or a pad pose is not finite.
         """
+        if self._group is None:
+            self._group = PadGroup((self,))
         index = np.asarray(sample, dtype=np.int64).reshape(-1)
-        frame = np.asarray(frame_in_world, dtype=float).reshape(-1, 3, 3)
-        force_in_contact = np.asarray(force_in_contact, dtype=float).reshape(-1, 3)
-        pad_position = np.asarray(position_pad_in_world, dtype=float).reshape(-1, 3)
-        samples = pad_position.shape[0]
-        rotation = _rotation_matrices(
-            np.asarray(quaternion_pad_in_world, dtype=float).reshape(samples, 4))
-        self.contact_count = int(index.size)
-        self.total_force_in_pad = np.zeros((samples, 3))
-        self.value_sum = np.zeros((samples, self.width))
-        if index.size == 0:
-            values = np.zeros((samples, len(self.layout), self.width))
-            self.noise.apply(values, out=values)
-            self.value_sum = values.sum(axis=1)
-            return values
-        contact_rotation = np.take(rotation, index, axis=0)
-        # The force on the pad is the opposite of the force it exerts.
-        force_in_world = -np.einsum('ki,kij->kj', force_in_contact, frame)
-        force_in_pad = np.einsum('kj,kji->ki', force_in_world, contact_rotation)
-        self.total_force_in_pad = _sum_by_sample(index, force_in_pad, samples)
-        touch = self.config.touch
-        if touch == 'normal':
-            signal = force_in_contact[:, :1]
-        elif touch == 'normal_force':
-            signal = -force_in_contact[:, :1] * np.einsum(
-                'kj,kji->ki', frame[:, 0, :], contact_rotation)
-        elif touch == 'force_vector':
-            signal = force_in_pad
-        else:
-            signal = force_in_world
-        points_in_pad = np.einsum('kj,kji->ki', np.asarray(position_in_world, dtype=float)
-                                  - np.take(pad_position, index, axis=0), contact_rotation)
-        if not np.isfinite(points_in_pad).all():
-            raise SimulationError('contact positions or the pad pose are not finite')
-        if self.config.response == 'spread_linear':
-            values = self._spread_block(points_in_pad, signal, index, samples)
-        else:
-            values = np.zeros((samples, len(self.layout), self.width))
-            self._nearest(points_in_pad, signal, values, index)
-        if self.noise.is_identity:
-            # Both responses conserve each contact's signal: no pass over every taxel.
-            self.value_sum = self.total_force_in_pad if signal is force_in_pad else \
-                _sum_by_sample(index, signal, samples)
-            return values
-        self.noise.apply(values, out=values)
-        self.value_sum = values.sum(axis=1)
-        return values
+        return self._group.compute_block(
+            (index.size,), index, position_in_world, frame_in_world, force_in_contact,
+            np.asarray(position_pad_in_world, dtype=float).reshape(1, -1, 3),
+            np.asarray(quaternion_pad_in_world, dtype=float).reshape(1, -1, 4))[0]
 
     def _grow(self, count: int) -> None:
         """Make the per-contact buffers hold at least ``count`` contacts (doubling)."""
@@ -327,55 +290,6 @@ class TactilePad:
         np.maximum(distance, 0.0, out=distance)
         np.sqrt(distance, out=distance)
         return rows, distance
-
-    def _spread_block(self, points_in_pad: np.ndarray, signal: np.ndarray,
-                      sample: np.ndarray, samples: int) -> np.ndarray:
-        """Return (S, N, width): each contact's signal shared by the taxels in range, linearly.
-
-        One sample (``compute``, a node's tick) takes the padded candidate
-        table (``_spread_padded``): few numpy calls for its few contacts. A
-        block takes each contact's candidates unpadded: a cell lists 17
-        taxels on average but up to 48 where faces meet, and with hundreds of
-        contacts the work per candidate outweighs the calls. Both give the
-        same values to rounding.
-        """
-        grid = self._grid
-        taxels = len(self.layout)
-        rows, offset = grid.lookup(points_in_pad)
-        starts = grid.starts[rows]
-        counts = grid.starts[rows + 1] - starts
-        bounds = np.zeros(rows.size + 1, dtype=np.int64)
-        np.cumsum(counts, out=bounds[1:])
-        owner = np.repeat(np.arange(rows.size), counts)
-        entry = np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)
-        # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), t and q from the cell centre.
-        coefficients = np.empty((5, rows.size))
-        np.multiply(offset.T, -2.0, out=coefficients[:3])
-        coefficients[3] = 1.0
-        np.einsum('ij,ij->i', offset, offset, out=coefficients[4])
-        weight = np.einsum('at,at->t', np.take(grid.candidate_geometry, entry, axis=1),
-                           np.take(coefficients, owner, axis=1))
-        np.maximum(weight, 0.0, out=weight)
-        np.sqrt(weight, out=weight)
-        weight *= -1.0 / self.spread_radius_m
-        weight += 1.0
-        np.maximum(weight, 0.0, out=weight)
-        total = np.bincount(owner, weight, minlength=rows.size)
-        alone = total <= 0.0
-        any_alone = alone.any()
-        if any_alone:
-            total[alone] = 1.0
-        weight /= np.take(total, owner)
-        # Each sample has its own N rows of the output.
-        row = np.take(grid.taxel, entry)
-        row += np.take(sample * taxels, owner)
-        values = _scatter_add(row, owner, bounds, weight, signal, samples * taxels).reshape(
-            samples, taxels, self.width)
-        if any_alone:
-            # No taxel in range: fall back to the nearest one, so no force is lost.
-            _, nearest = self._taxel_tree.query(points_in_pad[alone])
-            np.add.at(values, (sample[alone], nearest), signal[alone])
-        return values
 
     def _spread_padded(self, points_in_pad: np.ndarray, signal: np.ndarray,
                        values: np.ndarray) -> None:
@@ -415,6 +329,264 @@ class TactilePad:
             nearest = nearest + sample * len(self.layout)
         slots = (nearest[:, None] * self.width + np.arange(self.width)).reshape(-1)
         values.reshape(-1)[...] = np.bincount(slots, signal.reshape(-1), minlength=values.size)
+
+
+class PadGroup:
+    """Pads whose block values come from one call: the pads of one simulator.
+
+    ``TactilePad.compute_block`` costs some 40 numpy calls whatever the size
+    of the block, besides its work per contact and per candidate taxel; a
+    group pays them once for all its pads. Pads that share their touch and
+    response functions share every step: the rotations, one candidate table
+    (the pads' tables end to end, for ``spread_linear``) and one sparse
+    product into one output, whose rows are each pad's (S, N, width) values
+    in turn. A group of pads that differ computes them pad by pad. Either
+    way each pad's values equal its own ``compute_block``'s to rounding.
+
+    Args:
+        pads: the pads, in the order of the block inputs.
+
+    Attributes:
+        pads: the pads.
+
+    Raises:
+        ConfigError: no pads, or one that is not a ``TactilePad``.
+    """
+
+    def __init__(self, pads: Iterable[TactilePad]) -> None:
+        self.pads = tuple(pads)
+        if not self.pads or not all(isinstance(pad, TactilePad) for pad in self.pads):
+            raise ConfigError('a pad group needs one or more TactilePad')
+        self._shared = len({(pad.config.touch, pad.config.response) for pad in self.pads}) == 1
+        self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
+        self._tables: _SpreadTables | None = None
+        self._counting = np.arange(0)  # 0, 1, 2, ...: kept, not rebuilt every block
+        if self._shared and self.pads[0].config.response == 'spread_linear':
+            self._tables = _SpreadTables([pad._grid for pad in self.pads])
+
+    def compute_block(
+        self,
+        counts: npt.ArrayLike,
+        sample: npt.ArrayLike,
+        position_in_world: npt.ArrayLike,
+        frame_in_world: npt.ArrayLike,
+        force_in_contact: npt.ArrayLike,
+        position_pads_in_world: npt.ArrayLike,
+        quaternion_pads_in_world: npt.ArrayLike,
+    ) -> tuple[np.ndarray, ...]:
+        """Return every pad's values of S samples: ``TactilePad.compute_block`` of each pad.
+
+        The contacts of all pads come pad after pad: the first ``counts[0]``
+        touch pad 0, the next ``counts[1]`` pad 1, and so on; each is seen
+        from its pad, as ``TactilePad.compute_block`` describes.
+
+        Args:
+            counts: (P,) contacts of each pad.
+            sample: (K,) which sample (0..S-1) each contact belongs to.
+            position_in_world: (K, 3) contact points, m.
+            frame_in_world: (K, 3, 3) contact frames (normal, tangent1, tangent2).
+            force_in_contact: (K, 3) N, in the contact frame.
+            position_pads_in_world: (P, S, 3) each pad's position at each sample, m.
+            quaternion_pads_in_world: (P, S, 4) each pad's orientation (w, x, y, z).
+
+        Returns:
+            Per pad, its (S, N, width) values, as ``TactilePad.compute_block``
+            returns them and with the same attributes set on the pad.
+
+        Raises:
+            ConfigError: ``counts`` does not have one count >= 0 per pad adding up to K.
+            SimulationError: a contact position or a pad pose is not finite.
+        """
+        pads = self.pads
+        number = np.asarray(counts, dtype=np.int64).reshape(-1)
+        index = np.asarray(sample, dtype=np.int64).reshape(-1)
+        listed = number.tolist()  # a few Python ints check faster than numpy calls
+        if len(listed) != len(pads) or min(listed) < 0 or sum(listed) != index.size:
+            raise ConfigError(f'counts must be {len(pads)} contact counts >= 0 adding up to '
+                              f'the {index.size} contacts, got {number.tolist()}')
+        position = np.asarray(position_in_world, dtype=float).reshape(-1, 3)
+        frame = np.asarray(frame_in_world, dtype=float).reshape(-1, 3, 3)
+        force_in_contact = np.asarray(force_in_contact, dtype=float).reshape(-1, 3)
+        pad_position = np.asarray(position_pads_in_world, dtype=float).reshape(len(pads), -1, 3)
+        samples = pad_position.shape[1]
+        quaternion = np.asarray(quaternion_pads_in_world, dtype=float).reshape(
+            len(pads), samples, 4)
+        ends = np.cumsum(number)
+        firsts = ends - number
+        if not self._shared:
+            return tuple(pad.compute_block(
+                index[a:b], position[a:b], frame[a:b], force_in_contact[a:b], pad_position[p],
+                quaternion[p]) for p, (pad, a, b) in enumerate(zip(pads, firsts, ends)))
+        width = pads[0].width
+        poses = len(pads) * samples
+        heights = samples * self._taxels
+        first_rows = np.cumsum(heights) - heights
+        total_force = np.zeros((poses, 3))
+        signal_sum = total_force if width == 3 else np.zeros((poses, width))
+        if index.size == 0:
+            values = np.zeros((int(heights.sum()), width))
+        else:
+            # Sample s of pad p has pose p S + s.
+            pose = np.repeat(np.arange(0, poses, samples), number)
+            pose += index
+            # Vectors as (3, K) rows, matrices as (3, 3, K): products of long rows cost
+            # far less than contractions of (K, 3, 3) stacks on their short axes.
+            rotation = np.take(_rotation_rows(quaternion.reshape(poses, 4)), pose,
+                               axis=1).reshape(3, 3, -1)
+            frame_rows = frame.transpose(1, 2, 0)
+            force_rows = force_in_contact.T
+            # The force on the pad is the opposite of the force it exerts.
+            force_in_world = _combine(force_rows, frame_rows)
+            np.negative(force_in_world, out=force_in_world)
+            force_in_pad = _combine(force_in_world, rotation)  # R^T f = sum_j f_j R[j, :]
+            total_force = _sum_by_sample(pose, force_in_pad, poses)
+            touch = pads[0].config.touch
+            if touch == 'normal':
+                signal = force_rows[:1]
+            elif touch == 'normal_force':
+                signal = _combine(frame_rows[0], rotation)
+                signal *= -force_rows[0]
+            elif touch == 'force_vector':
+                signal = force_in_pad
+            else:
+                signal = force_in_world
+            signal_sum = total_force if signal is force_in_pad else \
+                _sum_by_sample(pose, signal, poses)
+            offset = position.T - np.take(pad_position.reshape(poses, 3).T, pose, axis=1)
+            points_in_pad = _combine(offset, rotation).T
+            if not np.isfinite(points_in_pad).all():
+                raise SimulationError('contact positions or the pad pose are not finite')
+            signal = signal.T
+            # Each sample of each pad has its own N rows of the output.
+            base = np.repeat(first_rows, number)
+            base += index * np.repeat(self._taxels, number)
+            if self._tables is not None:
+                values = self._spread(points_in_pad, signal, base, number, firsts,
+                                      int(heights.sum()))
+            else:
+                values = np.zeros((int(heights.sum()), width))
+                for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
+                    pad._nearest(points_in_pad[a:b], signal[a:b],
+                                 values[row:row + height].reshape(samples, -1, width), index[a:b])
+        results = []
+        for p, pad in enumerate(pads):
+            pad_values = values[first_rows[p]:first_rows[p] + heights[p]].reshape(
+                samples, -1, width)
+            pad.contact_count = int(number[p])
+            pad.total_force_in_pad = total_force[p * samples:(p + 1) * samples]
+            if pad.noise.is_identity:
+                # Both responses conserve each contact's signal: no pass over every taxel.
+                pad.value_sum = signal_sum[p * samples:(p + 1) * samples]
+            else:
+                pad.noise.apply(pad_values, out=pad_values)
+                pad.value_sum = pad_values.sum(axis=1)
+            results.append(pad_values)
+        return tuple(results)
+
+    def _spread(self, points_in_pad: np.ndarray, signal: np.ndarray, base: np.ndarray,
+                number: np.ndarray, firsts: np.ndarray, height: int) -> np.ndarray:
+        """Return (height, width): each contact's signal shared by the taxels in range, linearly.
+
+        One sample (``compute``, a node's tick) takes the padded candidate
+        table (``_spread_padded``): few numpy calls for its few contacts. A
+        block takes each contact's candidates unpadded: a cell lists 17
+        taxels on average but up to 48 where faces meet, and with thousands of
+        contacts the work per candidate outweighs the calls. Both give the
+        same values to rounding.
+
+        Args:
+            points_in_pad: (K, 3) contact points in their pad's frame, m.
+            signal: (K, width) what each contact spreads.
+            base: (K,) the output row of taxel 0 of each contact's pad and sample.
+            number: (P,) contacts of each pad, given pad after pad.
+            firsts: (P,) the first contact of each pad.
+            height: rows of the output.
+        """
+        tables = self._tables
+        assert tables is not None
+        rows = np.empty(points_in_pad.shape[0], dtype=np.int64)
+        # Offsets from the cell centres, in spread radii (the unit of the tables).
+        offset = np.empty_like(points_in_pad)
+        for p, pad in enumerate(self.pads):
+            if number[p]:
+                part = slice(firsts[p], firsts[p] + number[p])
+                local, offset_m = pad._grid.lookup(points_in_pad[part])
+                np.add(local, tables.row_base[p], out=rows[part])
+                np.multiply(offset_m, 1.0 / pad.spread_radius_m, out=offset[part])
+        starts = tables.starts[rows]
+        candidates = tables.starts[rows + 1] - starts
+        bounds = np.zeros(rows.size + 1, dtype=np.int64)
+        np.cumsum(candidates, out=bounds[1:])
+        terms = int(bounds[-1])
+        # Contact k's candidates are entries starts[k]:starts[k] + candidates[k] of the table.
+        entry = np.repeat(starts - bounds[:-1], candidates)
+        if self._counting.size < terms:
+            self._counting = np.arange(2 * terms)
+        entry += self._counting[:terms]
+        # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), t and q from the cell centre.
+        coefficients = np.empty((5, rows.size))
+        np.multiply(offset.T, -2.0, out=coefficients[:3])
+        coefficients[3] = 1.0
+        np.einsum('ik,ik->k', offset.T, offset.T, out=coefficients[4])
+        # One zero after the weights, so each contact's sum below ends in range.
+        weights = np.empty(terms + 1)
+        weights[terms] = 0.0
+        weight = weights[:terms]
+        np.einsum('at,at->t', np.take(tables.geometry, entry, axis=1),
+                  np.repeat(coefficients, candidates, axis=1), out=weight)
+        # 1 - distance / radius, at least 0.
+        np.maximum(weight, 0.0, out=weight)
+        np.sqrt(weight, out=weight)
+        np.subtract(1.0, weight, out=weight)
+        np.maximum(weight, 0.0, out=weight)
+        total = np.add.reduceat(weights, bounds[:-1])
+        total[candidates == 0] = 0.0
+        alone = total <= 0.0
+        any_alone = alone.any()
+        if any_alone:
+            total[alone] = 1.0
+        index_type = np.int32 if max(height, terms) < 2 ** 31 else np.int64
+        row = np.take(tables.taxel, entry).astype(index_type, copy=False)
+        row += np.repeat(base.astype(index_type), candidates)
+        values = _scatter_add(row, bounds.astype(index_type), weight, signal / total[:, None],
+                              height)
+        if any_alone:
+            # No taxel in range: fall back to the nearest one, so no force is lost.
+            for p, pad in enumerate(self.pads):
+                part = slice(firsts[p], firsts[p] + number[p])
+                lost = np.flatnonzero(alone[part]) + firsts[p]
+                if lost.size:
+                    _, nearest = pad._taxel_tree.query(points_in_pad[lost])
+                    np.add.at(values, base[lost] + nearest, signal[lost])
+        return values
+
+
+class _SpreadTables:
+    """The unpadded candidate tables of several pads' grids, end to end.
+
+    Row ``row_base[p] + r`` is row r of pad p's grid; its candidates are
+    entries ``starts[row]:starts[row + 1]`` of ``taxel`` (taxel of its pad)
+    and of the rows of ``geometry`` (as ``_CandidateGrid.candidate_geometry``).
+    With several pads, each grid's own tables become views of these, so the
+    memory is not doubled.
+    """
+
+    def __init__(self, grids: list['_CandidateGrid']) -> None:
+        used = [grid.starts.size - 1 for grid in grids]  # listed rows and the empty one
+        entries = np.array([grid.taxel.size for grid in grids])
+        self.row_base = np.cumsum(used) - used
+        first_entry = np.cumsum(entries) - entries
+        self.starts = np.concatenate(
+            [grid.starts[:-1] + first for grid, first in zip(grids, first_entry)]
+            + [[entries.sum()]])
+        if len(grids) == 1:
+            self.taxel, self.geometry = grids[0].taxel, grids[0].candidate_geometry
+            return
+        self.taxel = np.concatenate([grid.taxel for grid in grids])
+        self.geometry = np.concatenate([grid.candidate_geometry for grid in grids], axis=1)
+        for grid, first, count in zip(grids, first_entry, entries):
+            grid.taxel = self.taxel[first:first + count]
+            grid.candidate_geometry = self.geometry[:, first:first + count]
 
 
 class _CandidateGrid:
@@ -478,11 +650,13 @@ class _CandidateGrid:
         # taxel and of the (x, y, z, |t|^2, 1) rows of candidate_geometry. The extra row
         # (points outside every listed cell) has none.
         self.starts = np.append(first, [flat.size, flat.size])
-        self.taxel = taxels
-        # Component-major (5, entries): x, y, z, |t|^2, 1; gathering 1-D rows is far cheaper
+        self.taxel = taxels.astype(np.int32 if count < 2 ** 31 else np.int64)
+        # Component-major (5, entries): x, y, z, |t|^2, 1, lengths in radii (distances in
+        # radii give the spread's weights at once); gathering 1-D rows is far cheaper
         # than 2-D rows.
+        scaled = relative / radius_m
         self.candidate_geometry = np.ascontiguousarray(np.concatenate(
-            [relative, np.einsum('ij,ij->i', relative, relative)[:, None],
+            [scaled, np.einsum('ij,ij->i', scaled, scaled)[:, None],
              np.ones((relative.shape[0], 1))], axis=1).T)
         self.row_of_cell = np.full(int(np.prod(self.shape)), used.size, dtype=np.int64)
         self.row_of_cell[used] = np.arange(used.size)
@@ -514,13 +688,12 @@ class _CandidateGrid:
 SPARSE_SCATTER_TERMS = 4096
 
 
-def _scatter_add(row: np.ndarray, owner: np.ndarray, bounds: np.ndarray,
-                 weight: np.ndarray, signal: np.ndarray, height: int) -> np.ndarray:
-    """Return (height, width): ``out[row[t]] += weight[t] * signal[owner[t]]``, summed.
+def _scatter_add(row: np.ndarray, bounds: np.ndarray, weight: np.ndarray,
+                 signal: np.ndarray, height: int) -> np.ndarray:
+    """Return (height, width): ``out[row[t]] += weight[t] * signal[k]`` for contact k's terms.
 
     Args:
-        row: (T,) output row of each term.
-        owner: (T,) contact of each term, non-decreasing.
+        row: (T,) output row of each term (int32 or int64, as ``bounds``).
         bounds: (K + 1,) contact k owns terms bounds[k]:bounds[k + 1].
         weight: (T,) weights.
         signal: (K, width) each contact's signal.
@@ -528,22 +701,29 @@ def _scatter_add(row: np.ndarray, owner: np.ndarray, bounds: np.ndarray,
     """
     width = signal.shape[1]
     if weight.size * width < SPARSE_SCATTER_TERMS:
-        scatter = row[:, None] * width + np.arange(width)
-        terms = weight[:, None] * np.take(signal, owner, axis=0)
+        scatter = row.astype(np.int64)[:, None] * width + np.arange(width)
+        terms = weight[:, None] * np.repeat(signal, np.diff(bounds), axis=0)
         return np.bincount(scatter.reshape(-1), terms.reshape(-1),
                            minlength=height * width).reshape(height, width)
     # Column k of the (height, K) matrix holds contact k's weights at its rows.
-    index_type = np.int32 if max(height, weight.size) < 2 ** 31 else np.int64
-    matrix = csc_array((weight, row.astype(index_type), bounds.astype(index_type)),
-                       shape=(height, signal.shape[0]), copy=False)
+    matrix = csc_array((weight, row, bounds), shape=(height, signal.shape[0]), copy=False)
     return matrix @ signal
 
 
 def _sum_by_sample(sample: np.ndarray, rows: np.ndarray, samples: int) -> np.ndarray:
-    """Return (S, C) the sums of the (K, C) ``rows`` of each sample (one bincount)."""
-    width = rows.shape[1]
-    bins = (sample[:, None] * width + np.arange(width)).reshape(-1)
-    return np.bincount(bins, rows.reshape(-1), minlength=samples * width).reshape(-1, width)
+    """Return (S, C) the sums over each sample of the (C, K) ``rows`` (one bincount)."""
+    width = rows.shape[0]
+    bins = sample + np.arange(0, width * samples, samples)[:, None]
+    return np.ascontiguousarray(np.bincount(
+        bins.reshape(-1), rows.reshape(-1), minlength=samples * width).reshape(width, -1).T)
+
+
+def _combine(weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Return (3, K) ``sum_i weights[i] * rows[i]`` of (3, K) weights and (3, 3, K) rows."""
+    out = rows[0] * weights[0]
+    out += rows[1] * weights[1]
+    out += rows[2] * weights[2]
+    return out
 
 
 def _quaternion_to_matrix() -> np.ndarray:
@@ -565,13 +745,13 @@ def _quaternion_to_matrix() -> np.ndarray:
 _QUATERNION_TO_MATRIX = _quaternion_to_matrix()
 
 
-def _rotation_matrices(quaternion: np.ndarray) -> np.ndarray:
-    """Return the rotation matrices (S, 3, 3) of unit quaternions (S, 4) (w, x, y, z)."""
-    # Three calls whatever S: products of components, one matrix product, the identity.
-    products = (quaternion[:, :, None] * quaternion[:, None, :]).reshape(-1, 16)
-    matrices = products @ _QUATERNION_TO_MATRIX
-    matrices[:, ::4] += 1.0
-    return matrices.reshape(-1, 3, 3)
+def _rotation_rows(quaternion: np.ndarray) -> np.ndarray:
+    """Return (9, S) the entries of the rotation matrices of (S, 4) unit quaternions, row-major."""
+    components = quaternion.T
+    products = (components[:, None] * components[None]).reshape(16, -1)
+    entries = _QUATERNION_TO_MATRIX.T @ products
+    entries[::4] += 1.0
+    return entries
 
 
 def _rotation_matrix(quaternion: npt.ArrayLike) -> np.ndarray:

@@ -11,12 +11,12 @@ block buffer; everything else is computed per block of steps, vectorised:
 * the control (the scene's drive, the force test) is applied every control
   tick with ``Simulator.apply_control``, between steps;
 * every block (``block_s``): the tactile arrays of every step of the block
-  (``TactilePad.compute_block``; equal to ``SimTactileArrays.compute`` after
-  each step), ``EnergyTracker.update_block`` over its steps, and one
-  ``GraspMonitor`` sample per control tick built from those tactile arrays
-  (a pad touches when the norm of its summed taxel forces reaches
-  ``contact_force_n``, as the monitor node reads tactile clouds), the object's
-  speed and the pads' distances from the base.
+  (``PadGroup.compute_block``, all pads in one call; equal to
+  ``SimTactileArrays.compute`` after each step), ``EnergyTracker.update_block``
+  over its steps, and one ``GraspMonitor`` sample per control tick built from
+  those tactile arrays (a pad touches when the norm of its summed taxel forces
+  reaches ``contact_force_n``, as the monitor node reads tactile clouds), the
+  object's speed and the pads' distances from the base.
 
 A grasp (ACTIVATE) starts the external force test at the end of the block in
 which the monitor saw it, so at most ``block_s`` after the grasp's sample;
@@ -33,13 +33,14 @@ from dataclasses import dataclass
 import logging
 import math
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.events import (
     Command, EventRecord, ExternalForceTest, GraspMonitor, GraspSample, MonitorConfig,
 )
+from grasp_monitor.core.tactile import PadGroup
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.benchmark import split_frame_sensors, with_frame_sensors
 from grasp_monitor.sim.scene import Drive, Scene
@@ -51,6 +52,8 @@ _log = logging.getLogger(__name__)
 
 #: Values per contact sensor slot: found, force (3), pos (3), normal (3), tangent (3).
 _SLOT_WIDTH = 13
+#: Offsets of force, pos, normal and tangent from a slot's first value (found).
+_SLOT_VALUES = np.arange(1, _SLOT_WIDTH)
 #: A pad touches when the norm of its summed taxel forces reaches this, N (the monitor's).
 CONTACT_FORCE_N = 1e-3
 
@@ -148,6 +151,7 @@ class OfflinePipeline:
     Attributes:
         sim: the simulator (its model has the pipeline's sensors).
         arrays: the tactile pads.
+        tactile: the pads as one group, computed together every block.
         tracker: the energy metric.
         monitor: the grasp monitor.
         values: per pad, the (S, N, width) taxel values of the last block.
@@ -163,6 +167,7 @@ class OfflinePipeline:
         scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots)
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
         self.arrays = SimTactileArrays(self.sim, specs)
+        self.tactile = PadGroup(self.arrays.pads)
         model = self.sim.model
         dt = self.sim.timestep_s
         self.steps_per_tick = max(1, round(1.0 / (self.config.control_rate_hz * dt)))
@@ -192,7 +197,9 @@ class OfflinePipeline:
         self._frame_columns = slice(base + 3, model.nsensordata)
         self._objects = len(scene.objects)
         self._record = np.empty((self.block_steps, model.nsensordata))
-        self._rows = list(self._record)  # row views: the cheapest per-step copy target
+        # Memoryviews of the rows: a slice assignment between two is a plain memcpy, a
+        # third cheaper per step than numpy's item assignment.
+        self._rows = [memoryview(row) for row in self._record]
         self.values: tuple[np.ndarray, ...] = ()
         self.block_time_s = np.zeros(0)
         self.events: list[EventRecord] = []
@@ -248,7 +255,7 @@ class OfflinePipeline:
                               f'{self.block_steps}, got {count}')
         sim = self.sim
         model, data = sim.model, sim.data
-        rows, sensordata = self._rows, data.sensordata
+        rows, sensordata = self._rows, memoryview(data.sensordata)
         step, apply_control = mujoco.mj_step, sim.apply_control
         first_time_s = sim.time_s
         warnings_before = sim.instability_warnings()
@@ -256,7 +263,7 @@ class OfflinePipeline:
             apply_control()
             for row in range(tick_start, tick_start + per_tick):
                 step(model, data)
-                rows[row][...] = sensordata
+                rows[row][:] = sensordata
         record = self._record[:count]
         dt = sim.timestep_s
         # The state of each row is the one its step started from.
@@ -270,38 +277,53 @@ class OfflinePipeline:
         self.block_time_s = state_time_s + dt
         self._evaluate(record, state_time_s)
 
-    def pad_inputs(self, record: np.ndarray, pad: int) -> tuple[np.ndarray, ...]:
-        """Return the ``TactilePad.compute_block`` arguments of pad ``pad`` from recorded rows.
+    def contact_inputs(self, record: np.ndarray) -> tuple[Any, ...]:
+        """Return the ``PadGroup.compute_block`` arguments of every pad from recorded rows.
 
-        Counts the steps in which the pad had more contacts than slots.
+        Counts the steps in which a pad had more contacts than slots.
         """
-        contact, position, quaternion = self._pad_columns[pad]
         slots = self.config.contact_slots
-        rows = record[:, contact].reshape(record.shape[0], slots, _SLOT_WIDTH)
-        overflows = int(np.count_nonzero(rows[:, 0, 0] > slots))
-        if overflows and not self.contact_overflows:
-            _log.warning('pad %r had %d contacts, more than its %d sensor slots; the rest '
-                         'are lost (raise contact_slots)', self.arrays.specs[pad].name,
-                         int(rows[:, 0, 0].max()), slots)
-        self.contact_overflows += overflows
-        filled = np.flatnonzero(rows[:, :, 0] > 0.0)
-        touching = np.take(rows.reshape(-1, _SLOT_WIDTH), filled, axis=0)
-        normal, tangent = touching[:, 7:10], touching[:, 10:13]
-        frame = np.empty((filled.size, 3, 3))
-        frame[:, 0], frame[:, 1] = normal, tangent
-        # tangent2 = normal x tangent (np.cross costs more than this for short rows).
-        frame[:, 2, 0] = normal[:, 1] * tangent[:, 2] - normal[:, 2] * tangent[:, 1]
-        frame[:, 2, 1] = normal[:, 2] * tangent[:, 0] - normal[:, 0] * tangent[:, 2]
-        frame[:, 2, 2] = normal[:, 0] * tangent[:, 1] - normal[:, 1] * tangent[:, 0]
-        return (filled // slots, touching[:, 4:7], frame, touching[:, 1:4],
-                record[:, position], record[:, quaternion])
+        width = record.shape[1]
+        flat = record.reshape(-1)
+        counts, starts = [], []
+        for pad, (contact, _, _) in enumerate(self._pad_columns):
+            # Slot j's values start at contact.start + 13 j; its first value is `found`.
+            found = record[:, contact.start:contact.stop:_SLOT_WIDTH]
+            overflows = int(np.count_nonzero(found[:, 0] > slots))
+            if overflows and not self.contact_overflows:
+                _log.warning('pad %r had %d contacts, more than its %d sensor slots; the rest '
+                             'are lost (raise contact_slots)', self.arrays.specs[pad].name,
+                             int(found[:, 0].max()), slots)
+            self.contact_overflows += overflows
+            filled = np.flatnonzero(found > 0.0)  # sample * slots + slot
+            counts.append(filled.size)
+            # Where each filled slot starts in the flattened record.
+            start = filled * _SLOT_WIDTH
+            start += (filled // slots) * (width - slots * _SLOT_WIDTH) + contact.start
+            starts.append(start)
+        start = np.concatenate(starts)
+        sample = start // width
+        # force (3), pos (3), normal (3), tangent (3) of every touching slot, component by
+        # component (rows): one gather, and the cross product below on contiguous rows.
+        touching = np.take(flat, start + _SLOT_VALUES[:, None])
+        # The (3, 3, K) frames: rows normal, tangent and tangent2 = normal x tangent.
+        frames = np.empty((3, 3, start.size))
+        frames[:2] = touching[6:12].reshape(2, 3, -1)
+        normal, tangent, cross = frames
+        np.multiply(normal[1], tangent[2], out=cross[0])
+        cross[0] -= normal[2] * tangent[1]
+        np.multiply(normal[2], tangent[0], out=cross[1])
+        cross[1] -= normal[0] * tangent[2]
+        np.multiply(normal[0], tangent[1], out=cross[2])
+        cross[2] -= normal[1] * tangent[0]
+        position = np.stack([record[:, columns] for _, columns, _ in self._pad_columns])
+        quaternion = np.stack([record[:, columns] for _, _, columns in self._pad_columns])
+        return (counts, sample, touching[3:6].T, frames.transpose(2, 0, 1), touching[0:3].T,
+                position, quaternion)
 
     def _evaluate(self, record: np.ndarray, state_time_s: np.ndarray) -> None:
         """Tactile, energy and monitor samples of one block of recorded rows."""
-        values = []
-        for index, pad in enumerate(self.arrays.pads):
-            values.append(pad.compute_block(*self.pad_inputs(record, index)))
-        self.values = tuple(values)
+        self.values = self.tactile.compute_block(*self.contact_inputs(record))
         self.tracker.update_block(
             state_time_s, *split_frame_sensors(record[:, self._frame_columns], self._objects))
         # One monitor sample per control tick: the tick's last step.
@@ -311,18 +333,20 @@ class OfflinePipeline:
         totals = every[ticks]
         at_ticks = record[ticks]
         frames = split_frame_sensors(at_ticks[:, self._frame_columns], self._objects)
-        speed = np.linalg.norm(frames[2][:, 0], axis=1)
-        pad_positions = np.stack([at_ticks[:, p] for _, p, _ in self._pad_columns], axis=1)
-        distance = np.linalg.norm(
-            pad_positions - at_ticks[:, None, self._base_columns], axis=2)
-        in_contact = totals >= CONTACT_FORCE_N
+        velocity = frames[2][:, 0]
+        speed = np.sqrt(np.einsum('ti,ti->t', velocity, velocity))
+        offset = np.stack([at_ticks[:, p] for _, p, _ in self._pad_columns], axis=1)
+        offset -= at_ticks[:, None, self._base_columns]
+        distance = np.sqrt(np.einsum('tpi,tpi->tp', offset, offset))
         stamps = state_time_s[ticks] + self.sim.timestep_s
-        for row in range(ticks.size):
-            update = self.monitor.update(GraspSample(
-                float(stamps[row]), in_contact[row], -1, float(speed[row]), (),
-                distance[row]))
-            self.events.extend(update.records)
-            self._react(update.command)
+        update = self.monitor.update
+        for sample in GraspSample.trusted_series(
+                stamps, totals >= CONTACT_FORCE_N, speed, distance):
+            result = update(sample)
+            if result.records:
+                self.events.extend(result.records)
+            if result.command is not Command.CONTINUE:
+                self._react(result.command)
 
     def _react(self, command: Command) -> None:
         """Start the force test on a grasp, stop it when the trial stops."""
