@@ -80,3 +80,161 @@ def test_an_unknown_energy_reference_is_refused_with_the_choices():
     with pytest.raises(ValueError) as error:
         MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3, energy_from='contact')
     assert str(error.value) == "energy_from must be one of trial_start, grasp, got 'contact'"
+
+
+def squeeze_args(time_s, object_y_m=0.0, timeline=0):
+    """Return the arguments of add(): pads at y = +-0.03 m, the object at object_y_m."""
+    pads = [still('left', [0, 0.03, 0], time_s), still('right', [0, -0.03, 0], time_s)]
+    positions = [np.array([[0, -0.005, 0]]), np.array([[0, 0.005, 0]])]
+    forces = [np.array([[0, 1.0, 0]]), np.array([[0, -1.0, 0]])]
+    return time_s, still('object', [0, object_y_m, 0], time_s), pads, positions, forces, timeline
+
+
+def metrics_of(**overrides):
+    return TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3,
+                                      **overrides))
+
+
+def test_a_trial_holds_the_samples_stamped_within_it_whenever_its_bounds_arrive():
+    metrics = metrics_of()
+    # samples 0.00 .. 0.05 s arrive before the trial_start stamped 0.02 s
+    for i in range(6):
+        assert metrics.add(*squeeze_args(0.01 * i, 0.001 * i)) == ([], [])
+    kept, ended = metrics.start(1, start_time_s=0.02)
+    assert ended == []
+    assert len(kept) == 4  # 0.02 .. 0.05 s; the first is the energy reference
+    assert kept[0].energy_mean_j[0] == pytest.approx(0.0, abs=1e-20)
+    assert kept[-1].energy_mean_j[0] > 1e-9
+    assert metrics.record.time_s.tolist() == pytest.approx([0.02, 0.03, 0.04, 0.05])
+    metrics.add_event(EventRecord('grasp', 0.03, 0.01, 1, 1, Command.ACTIVATE))
+    record = metrics.record
+    # the trial_end stamped 0.07 s comes before the samples of 0.06 and 0.07 s
+    assert metrics.end(0.07) == ([], [])
+    energies, reports = metrics.add(*squeeze_args(0.06, 0.006))
+    assert len(energies) == 1 and reports == []
+    energies, reports = metrics.add(*squeeze_args(0.07, 0.007))
+    assert len(reports) == 1 and metrics.record is None
+    assert record.time_s.tolist() == pytest.approx([0.02, 0.03, 0.04, 0.05, 0.06, 0.07])
+    # final position: the object moved 0.004 m from the grasp at 0.03 s (reference 0.3 m)
+    assert reports[0].partials['final_position'] == pytest.approx(1 - 0.004 / 0.3)
+    assert metrics.add(*squeeze_args(0.08)) == ([], [])  # no trial open
+
+
+def test_samples_taken_after_the_end_before_it_was_known_are_dropped():
+    metrics = metrics_of()
+    metrics.start(1, start_time_s=0.0)
+    metrics.add_event(EventRecord('grasp', 0.01, 0.01, 1, 1, Command.ACTIVATE))
+    for i in range(6):  # the metrics ran ahead of the monitor's trial_end at 0.03 s
+        metrics.add(*squeeze_args(0.01 * i, 0.001 * i))
+    _, reports = metrics.end(0.03)
+    # the object moved 0.002 m from the grasp (0.01 s) to the end (0.03 s)
+    assert reports[0].partials['final_position'] == pytest.approx(1 - 0.002 / 0.3)
+
+
+def test_energy_from_the_grasp_takes_the_grasp_sample_whenever_the_record_comes():
+    metrics = metrics_of(energy_from='grasp')
+    metrics.start(1, start_time_s=0.0)
+    energies = []
+    for i in range(4):  # the object drops 1 mm per sample; the grasp at 0.01 s comes late
+        energies += metrics.add(*squeeze_args(0.01 * i, -0.001 * i))[0]
+    assert energies == []
+    energies = metrics.add_event(EventRecord('grasp', 0.01, 0.01, 1, 1, Command.ACTIVATE))
+    # 0.01 s is the reference; d m off it: 1/2 m (d / 10 ms)^2 = 0.1 * (100 d)^2 J
+    assert [e.energy_mean_j[0] for e in energies] == pytest.approx([0.0, 1e-3, 4e-3])
+    energies, _ = metrics.add(*squeeze_args(0.04, -0.004))
+    assert energies[0].energy_mean_j[0] == pytest.approx(9e-3)
+
+
+#: A recorded trial: samples every 10 ms on timeline 0 up to 2.55 s, then a reset and
+#: timeline 1 from 0.01 s; the monitor's records of a trial the reset ended, the next.
+OLD = [round(2.0 + 0.01 * i, 2) for i in range(56)]
+NEW = [round(0.01 * i, 2) for i in range(1, 41)]
+RECORDS = [('start', 1, 2.23), ('end', 2.27, True), ('start', 2, 0.01),
+           ('grasp', 2, 0.1), ('end', 0.3, False)]
+
+
+def replay(order, old=OLD, seed_y=0.0):
+    """Feed the samples and the records merged in ``order`` (True: next record)."""
+    metrics = metrics_of()
+    samples = [squeeze_args(t, seed_y + 0.001 * i, 0) for i, t in enumerate(old)] + \
+        [squeeze_args(t, 0.0005 * i, 1) for i, t in enumerate(NEW)]
+    samples, records, reports = iter(samples), iter(RECORDS), []
+    for record_next in order:
+        if not record_next:
+            reports += metrics.add(*next(samples))[1]
+            continue
+        kind, *args = next(records)
+        if kind == 'start':
+            reports += metrics.start(*args)[1]
+        elif kind == 'end':
+            reports += metrics.end(*args)[1]
+        else:
+            metrics.add_event(EventRecord('grasp', args[1], args[1], 1, args[0],
+                                          Command.ACTIVATE))
+    return reports
+
+
+@pytest.mark.parametrize('seed', range(20))
+def test_the_criteria_do_not_depend_on_when_the_records_arrive(seed):
+    """Each record at any point of the sample stream: the same trials, the same criteria."""
+    rng = np.random.default_rng(seed)
+    old = OLD[:int(rng.integers(30, 57))]  # the grid may drop the last samples at a reset
+    n = len(old) + len(NEW)
+    # the metrics took a sample before the records came (else they are a late subscriber's)
+    order = [False] * (n - 1) + [True] * len(RECORDS)
+    rng.shuffle(order)
+    order = [False] + order
+    reports = replay(order, old)
+    assert len(reports) == 2, (order, reports)
+    reference = replay([False] + [True] * 3 + [False] * (n - 1) + [True] * 2, old)[-1]
+    assert reports[-1].partials == reference.partials, order
+    assert reports[-1].total == reference.total
+
+
+def test_a_trial_on_an_old_timeline_is_found_though_the_metrics_passed_its_reset():
+    metrics = metrics_of()
+    for t in OLD:
+        metrics.add(*squeeze_args(t))
+    for t in NEW[:3]:  # the metrics are ahead of the monitor: past the reset
+        metrics.add(*squeeze_args(t, timeline=1))
+    metrics.start(1, start_time_s=2.23)
+    _, reports = metrics.end(2.27, time_reset=True)
+    assert metrics.report_samples == (5, 2.23, 2.27) and len(reports) == 1
+    kept, _ = metrics.start(2, start_time_s=0.01)
+    assert len(kept) == 3 and metrics.record.time_s.tolist() == [0.01, 0.02, 0.03]
+
+
+def test_a_late_subscriber_places_the_open_trial_on_its_first_timeline():
+    metrics = metrics_of()
+    # the kept records of a trial a reset ended, then of the open one, before any sample
+    metrics.start(1, start_time_s=1.0)
+    metrics.end(1.05, time_reset=True)
+    assert metrics.start(2, start_time_s=0.01) == ([], [])
+    energies, reports = metrics.add(*squeeze_args(5.0, timeline=3))
+    assert len(energies) == 1 and metrics.record.time_s.tolist() == [5.0]
+
+
+def test_a_trial_a_reset_ended_before_the_first_sample_is_passed_over():
+    metrics = metrics_of()
+    # the metrics' inputs came first after the reset: no sample of trial 1's timeline
+    for t in NEW[:5]:
+        metrics.add(*squeeze_args(t))
+    metrics.start(1, start_time_s=2.23)
+    metrics.end(2.27, time_reset=True)
+    metrics.start(2, start_time_s=0.01)
+    assert metrics.record.time_s.tolist() == []  # trial 1's timeline may still end
+    energies, _ = metrics.add(*squeeze_args(3.28))  # 1 s past trial 1's reset: not its
+    assert metrics.record.time_s.tolist() == [0.01, 0.02, 0.03, 0.04, 0.05, 3.28]
+    assert len(energies) == 6
+
+
+def test_a_trial_after_a_reset_takes_the_new_timeline_though_its_first_sample_is_late():
+    metrics = metrics_of()
+    for t in OLD:
+        metrics.add(*squeeze_args(t))
+    metrics.start(1, start_time_s=2.23)
+    metrics.end(2.55, time_reset=True)
+    metrics.start(2, start_time_s=0.01)
+    for t in NEW[9:12]:  # one of the metrics' inputs came late after the reset: from 0.1 s
+        metrics.add(*squeeze_args(t, timeline=1))
+    assert metrics.record.time_s.tolist() == [0.1, 0.11, 0.12]

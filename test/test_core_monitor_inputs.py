@@ -5,7 +5,7 @@ import math
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, EventRecord
-from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
+from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs, StampGrid
 import numpy as np
 import pytest
 
@@ -73,3 +73,158 @@ def test_event_log_appends_flushes_and_reads_back(tmp_path):
     log.append([second])
     log.close()
     assert EventLog.read(path) == [first, second]
+
+
+# -- the sample grid: stamps, not arrival, decide the samples ---------------------------
+
+def stream(end_i=30, silent=()):
+    """Return readings every 2 ms to end_i * 2 ms, per input in stamp order, as a sim sends.
+
+    The left pad touches from 30 ms on; the object's speed is its stamp (m/s).
+    """
+    readings = {'left': [], 'right': [], 'object': [], 'joints': []}
+    for i in range(1, end_i + 1):
+        t = 0.002 * i
+        readings['left'].append(('left', t, [[0, 0, 1.0 if i >= 15 else 0.0]]))
+        readings['right'].append(('right', t, [[0, 0, 0.0]]))
+        readings['object'].append(('object', t, [t, 0, 0]))
+        readings['joints'].append(('joints', t, [0.1, 0.2]))
+    return {name: r for name, r in readings.items() if name not in silent}
+
+
+def feed(inputs, readings):
+    """Give readings to the inputs in the order given, collecting the samples as they fall due."""
+    samples = []
+    for kind, t, value in readings:
+        if kind == 'object':
+            inputs.update_object(value, t)
+        elif kind == 'joints':
+            inputs.update_joints(['f_l', 'f_r'], value, t)
+        else:
+            inputs.update_pad(kind, value, t)
+        samples += inputs.due()
+    return samples
+
+
+def grid_inputs(**config):
+    return MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'), period_s=0.01,
+                                      **config))
+
+
+def interleaved(readings):
+    return sorted((r for rs in readings.values() for r in rs), key=lambda r: r[1])
+
+
+def summary(samples):
+    return [(round(s.time_s, 9), s.in_contact.tolist(), round(s.object_speed_m_per_s, 9),
+             s.stale) for s in samples]
+
+
+def test_the_samples_depend_on_the_stamps_not_on_the_arrival_order():
+    readings = stream()
+    by_stamp = feed(grid_inputs(), interleaved(readings))
+    # one input at a time, the last first: every sample waits for it
+    by_input = feed(grid_inputs(), [r for name in ('joints', 'object', 'right', 'left')
+                                    for r in readings[name]])
+    # the first grid stamp every input reached is 10 ms; the last 60 ms
+    expected = [(round(0.01 * k, 9), [k >= 3, False], round(0.01 * k, 9), False)
+                for k in range(1, 7)]
+    assert summary(by_stamp) == summary(by_input) == expected
+
+
+def test_a_late_input_is_caught_up_in_stamp_order():
+    readings = stream()
+    inputs = grid_inputs()
+    # the right pad lags: up to 20 ms, while the others reach 60 ms
+    early = feed(inputs, interleaved(readings | {'right': readings['right'][:10]}))
+    assert [round(s.time_s, 9) for s in early] == [0.01, 0.02]
+    caught_up = feed(inputs, readings['right'][10:])
+    assert [round(s.time_s, 9) for s in caught_up] == [0.03, 0.04, 0.05, 0.06]
+    assert [s.in_contact[0] for s in caught_up] == [True] * 4
+    assert not any(s.stale for s in early + caught_up)
+
+
+def test_evaluation_is_bounded_per_call_and_owes_the_rest():
+    grid = StampGrid(2, 0.01, 0.1, max_per_call=3)
+    for i in range(11):
+        grid.add(0, 0.01 * i, i)
+    assert grid.due() == []  # input 1 never spoke
+    grid.add(1, 0.0, 'a')
+    grid.add(1, 0.1, 'b')
+    assert [p.values for p in grid.due()] == [(0, 'a'), (1, 'a'), (2, 'a')]
+    assert [p.values for p in grid.due()] == [(3, 'a'), (4, 'a'), (5, 'a')]
+    assert [p.values for p in grid.due()] == [(6, 'a'), (7, 'a'), (8, 'a')]
+    assert [p.values for p in grid.due()] == [(9, 'a'), (10, 'b')]
+    assert grid.due() == [] and grid.dropped == 0
+
+
+def test_a_full_buffer_drops_the_samples_it_can_no_longer_make_and_counts_them():
+    grid = StampGrid(2, 0.01, 1.0, depth=4)
+    grid.add(0, 0.0, 0)
+    grid.add(1, 0.0, 'a')
+    assert [p.values for p in grid.due()] == [(0, 'a')]
+    for i in range(1, 8):  # input 1 waits at 0 s; input 0 keeps only 0.04 .. 0.07 s
+        grid.add(0, 0.01 * i, i)
+    grid.add(1, 0.07, 'b')
+    points = grid.due()
+    # the stamps 0.01 .. 0.03 s needed readings pushed out of input 0's buffer
+    assert grid.dropped == 3
+    assert [(round(p.time_s, 9), p.values) for p in points] == [
+        (0.04, (4, 'a')), (0.05, (5, 'a')), (0.06, (6, 'a')), (0.07, (7, 'b'))]
+
+
+def test_a_reading_out_of_order_takes_its_place_by_stamp():
+    grid = StampGrid(2, 0.01, 1.0, depth=3)
+    for t, value in ((0.0, 'a'), (0.02, 'c'), (0.01, 'b'), (0.03, 'd')):  # b came late
+        grid.add(0, t, value)
+    grid.add(1, 0.03, 'x')  # input 1 starts the grid at 0.03 s
+    assert grid.latest() == (('d', 'x'), (0.03, 0.03))
+    grid.add(0, 0.015, 'b2')  # older than the buffer's (full) newest: it still fits in
+    grid.add(0, 0.04, 'e')
+    grid.add(1, 0.04, 'y')
+    assert [p.values for p in grid.due()] == [('d', 'x'), ('e', 'y')]
+
+
+def test_a_first_reading_from_the_timeline_the_others_left_is_ignored():
+    grid = StampGrid(2, 0.01, 0.05)
+    grid.add(0, 2.0, 'old')
+    grid.add(0, 0.0, 'new')  # a reset, before input 1 ever spoke
+    grid.add(1, 2.0, 'straggler')  # input 1's first reading is of the old timeline
+    assert grid.ignored == 1 and grid.latest() == (('new', None), (0.0, -math.inf))
+    grid.add(1, 0.0, 'a')
+    assert [p.values for p in grid.due()] == [('new', 'a')]
+
+
+def test_a_silent_input_then_the_clock_makes_late_samples_stale():
+    readings = stream()
+    inputs = grid_inputs(max_age_s=0.1)
+    # the right pad goes silent after 20 ms
+    samples = feed(inputs, interleaved(readings | {'right': readings['right'][:10]}))
+    assert [round(s.time_s, 9) for s in samples] == [0.01, 0.02]
+    assert inputs.due(0.1) == []  # silence alone is no sample, and no slip
+    late = inputs.due(0.15)  # the clock passed 30 and 40 ms by more than 0.1 s
+    assert [(round(s.time_s, 9), s.stale) for s in late] == [(0.03, True), (0.04, True)]
+    assert late[1].age_s == pytest.approx(0.02)  # the right pad's reading of 20 ms
+    # it speaks again: the samples owed are made from its readings, fresh
+    resumed = feed(inputs, readings['right'][10:])
+    assert [(round(s.time_s, 9), s.stale) for s in resumed] == [(0.05, False), (0.06, False)]
+
+
+def test_a_reset_opens_a_new_timeline_and_ignores_the_old_one_still_arriving():
+    readings = stream()
+    inputs = grid_inputs(time_back_s=0.02)  # going back by more is a reset
+    feed(inputs, interleaved(readings))
+    # the simulator restarts at 0 s: the object's new readings come first, then late
+    # readings of the old timeline on the other inputs, then their new ones
+    old = [('left', 0.062, [[0, 0, 1.0]]), ('right', 0.062, [[0, 0, 0.0]]),
+           ('joints', 0.062, [0.1, 0.2])]
+    new = stream(end_i=10)
+    samples = feed(inputs, [(kind, t - 0.002, value) for kind, t, value in new['object']])
+    samples += feed(inputs, old)
+    assert samples == [] and inputs.grid.ignored == 3 and inputs.grid.timelines == 1
+    samples = feed(inputs, [(kind, t - 0.002, value) for kind, t, value in
+                            interleaved(new | {'object': []})])
+    # stamps 0 .. 18 ms: the first grid stamp every input reached is 0 s; the left pad
+    # of the old timeline (touching) is gone
+    assert [(round(s.time_s, 9), s.in_contact.tolist()) for s in samples] == [
+        (0.0, [False, False]), (0.01, [False, False])]

@@ -107,7 +107,7 @@ def test_fuzzed_inputs_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, t
             marker.twist.twist.linear.x = value
 
             def read():
-                body = metrics.bodies.get('object')
+                body = metrics.latest('object')
                 return body is not None and math.isclose(
                     abs(body.linear_velocity_in_world).sum(), value) and math.isclose(
                     monitor.inputs.sample(0.0).object_speed_m_per_s, value)

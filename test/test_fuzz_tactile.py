@@ -80,7 +80,7 @@ def test_fuzzed_clouds_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, t
 
         def read_by_both():
             seen = monitor.inputs.pad_forces_n()[0]
-            cloud = metrics.clouds.get('finger_left')
+            cloud = metrics.latest('tactile/finger_left')
             return math.isclose(seen, value, rel_tol=1e-6) and cloud is not None and \
                 math.isclose(cloud[1][:, 2].sum(), value, rel_tol=1e-6)
 

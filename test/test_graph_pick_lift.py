@@ -121,7 +121,9 @@ def test_a_good_pick_fires_contact_then_grasp_and_holds_through_the_force_test(g
                     return {kv.key: kv.value for kv in s.values}
         return None
 
-    assert wait_for(lambda: status('criteria'), timeout_s=5.0)
+    # the metrics close the trial once their own inputs reach its end: a loaded machine
+    # may delay them
+    assert wait_for(lambda: status('criteria'), timeout_s=30.0)
     assert status('energy') is not None and float(status('energy')['energy_j']) >= 0.0
     assert seen['reward'] and seen['reward'][-1].data > 0.0
 

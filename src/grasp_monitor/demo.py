@@ -31,6 +31,7 @@ import threading
 import time
 from typing import Callable, TextIO
 
+from grasp_monitor.core.criteria import CRITERIA
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.demo_report import (
     DemoResult, event_line, plot_summary, results_table, Series, status_lines, TopicCount,
@@ -711,7 +712,8 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     seen = watcher.snapshot(lambda seen: (Counter(seen.counts), dict(seen.criteria),
                                           list(seen.reward), list(seen.energy_j)))
     counts, criteria, rewards, energy = seen
-    result.criteria = {k: float(v) for k, v in criteria.items() if k != 'total'}
+    # the status also names the trial and its samples
+    result.criteria = {k: float(v) for k, v in criteria.items() if k in CRITERIA}
     result.reward = rewards[-1] if rewards else None
     result.energy_peak_j = max(energy) if energy else None
     expected['/grasp_monitor/events'] = len(result.events)

@@ -4,11 +4,23 @@ Inputs are what a ROS graph carries: object and pad poses (ground truth) and
 the tactile arrays of the pads (taxel positions and the force on each taxel,
 in the pad frame). Taxels become contacts: a taxel carrying force f on the pad
 is a contact pushing -f on the object at that taxel's world position.
+
+Samples come stamped (on the monitor's grid), each on a numbered timeline (a
+simulator reset opens one), and a trial's bounds come as the stamps of the
+monitor's trial_start and trial_end records. Which timeline a trial is on is
+found from stamps alone, never from when its records arrived: a trial that a
+reset separates from the one before is on a later timeline; one a reset ended
+is on a timeline that ended at its end; otherwise it is on the newest
+timeline whose samples reach its start. Recent samples of each timeline are
+kept, so a trial holds exactly the samples stamped within its bounds on its
+timeline, whichever of samples and records arrives first.
 """
 
 from __future__ import annotations
 
+from collections import deque
 import dataclasses
+import math
 from typing import Sequence
 
 from grasp_monitor.core.criteria import (
@@ -16,7 +28,7 @@ from grasp_monitor.core.criteria import (
 )
 from grasp_monitor.core.energy import EnergySample, EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import EventRecord
+from grasp_monitor.core.events import EventRecord, TIME_TOLERANCE_S
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.trial import summarize_contacts, TrialRecord
 from grasp_monitor.core.values import BodyState
@@ -67,43 +79,258 @@ class MetricsConfig:
             raise ConfigError(f'sample_period_s must be > 0, got {self.sample_period_s}')
 
 
+def _stamped(time_s: float, obj: BodyState, pads: Sequence[BodyState]
+             ) -> tuple[BodyState, list[BodyState]]:
+    """Return the readings of a sample as of its stamp, s."""
+    return (dataclasses.replace(obj, time_s=time_s),
+            [dataclasses.replace(pad, time_s=time_s) for pad in pads])
+
+
+#: Two nodes' first samples of one timeline differ by less, s (the grid's time_back_s).
+TIMELINE_SLACK_S = 0.05
+#: A timeline a reset ended: the monitor's last sample and the metrics' differ by less, s
+#: (the grid drops the samples its slowest input had not reached when another went back).
+RESET_SLACK_S = 1.0
+
+Sample = tuple  # (time_s, object, pads, taxel positions, taxel forces)
+
+
+class _Timeline:
+    """The samples of one timeline the metrics took: its first stamp and the latest ones."""
+
+    def __init__(self, epoch: int, first_s: float, depth: int, samples: Sequence = ()) -> None:
+        self.epoch, self.first_s = epoch, first_s
+        self.samples: deque[Sample] = deque(samples, maxlen=depth)
+
+    @property
+    def last_s(self) -> float:
+        return self.samples[-1][0]
+
+    def between(self, from_s: float, to_s: float) -> list[Sample]:
+        return [sample for sample in self.samples
+                if from_s - TIME_TOLERANCE_S <= sample[0] <= to_s + TIME_TOLERANCE_S]
+
+
+class _Trial:
+    """One trial's bounds, its timeline once known, its record and its energy tracker."""
+
+    def __init__(self, record: TrialRecord, start_s: float, tracker: EnergyTracker,
+                 energy_from_s: float, after: '_Trial | None', separated: bool) -> None:
+        self.record, self.start_s, self.tracker = record, start_s, tracker
+        self.energy_from_s = energy_from_s
+        self.end_s = math.inf
+        self.reset_end = False  # a reset ended it: its timeline ended there too
+        self.timeline: int | None = None
+        self.before_known = False  # on a timeline older than every one kept
+        # the trial before it, and whether a reset came between them
+        self.after, self.separated = after, separated
+
+
 class TrialMetrics:
     """Energy every sample and criteria at the end of each trial."""
 
-    def __init__(self, config: MetricsConfig) -> None:
+    def __init__(self, config: MetricsConfig, history: int = 1000) -> None:
+        """Make the metrics; ``history`` samples per timeline are kept for late records."""
         self.config = config
-        self.tracker = EnergyTracker(EnergyTrackerConfig(
+        self.history = history
+        self.last_energy: EnergySample | None = None
+        self.report: CriteriaReport | None = None
+        self.report_trial_id = 0  # the trial of ``report``
+        #: the samples of ``report``: how many, the first's and the last's stamps, s
+        self.report_samples: tuple[int, float, float] = (0, math.nan, math.nan)
+        self._timelines: list[_Timeline] = []  # the latest three
+        self._trials: list[_Trial] = []  # opened, or ended and waiting for samples
+        self._previous: _Trial | None = None  # the trial started last
+        self._last_record_s = -math.inf
+        self._reset_seen = False  # a reset ended the last trial
+
+    def _tracker(self) -> EnergyTracker:
+        config = self.config
+        return EnergyTracker(EnergyTrackerConfig(
             (config.object_name,), config.object_mass_kg,
             np.asarray([config.object_inertia_kg_m2], float), config.pads,
             dt_s=config.sample_period_s))
-        self.record: TrialRecord | None = None
-        self.last_energy: EnergySample | None = None
-        self.report: CriteriaReport | None = None
-        self._energy_on = False
 
-    def start(self, trial_id: int) -> None:
-        """Open a trial: a fresh record; the next sample sets the energy reference.
+    @property
+    def record(self) -> TrialRecord | None:
+        """The record of the open trial (None between trials)."""
+        if self._trials and self._trials[-1].end_s == math.inf:
+            return self._trials[-1].record
+        return None
 
-        With ``energy_from='grasp'`` the energy waits for the trial's grasp event.
+    def start(self, trial_id: int, start_time_s: float = -math.inf
+              ) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """Open a trial of the samples stamped from ``start_time_s``, s.
+
+        With ``energy_from='trial_start'`` its first sample sets the energy
+        reference; with ``'grasp'`` the sample of its grasp event does. An open
+        trial without an end is dropped (its monitor restarted).
+
+        Returns:
+            The energy of the kept samples of the trial, oldest first, and the
+            criteria of ended trials this completes.
         """
-        self.record = TrialRecord(2, trial_id, self.config.pads)
-        self.tracker.reset()
+        separated = self._reset_seen or start_time_s < self._last_record_s - TIMELINE_SLACK_S
+        self._reset_seen, self._last_record_s = False, start_time_s
+        self._trials = [trial for trial in self._trials if trial.end_s < math.inf]
+        if self._previous is not None:
+            self._previous.after = None  # one trial back is enough to place the next
+        trial = _Trial(
+            TrialRecord(2, trial_id, self.config.pads,
+                        start_time_s if math.isfinite(start_time_s) else None),
+            start_time_s, self._tracker(),
+            start_time_s if self.config.energy_from == 'trial_start' else math.inf,
+            self._previous, separated)
+        self._trials.append(trial)
+        while len(self._trials) > 3:  # ended long ago, their timeline never came: close
+            self._finish(self._trials.pop(0))
+        self._previous = trial
         self.last_energy = None
-        self._energy_on = self.config.energy_from == 'trial_start'
+        return self._settle()
+
+    def end(self, end_time_s: float, time_reset: bool = False
+            ) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """End the open trial at its last sample's stamp, s.
+
+        Args:
+            end_time_s: the stamp of the trial's last sample, s.
+            time_reset: time went back: the trial's timeline ended, and the next
+                trial is on a later one.
+
+        Returns:
+            The energy of samples it placed, and the criteria of the trials
+            complete (every sample up to their end is in); :meth:`add` returns
+            those of a trial whose samples are still to come.
+        """
+        self._last_record_s = max(self._last_record_s, end_time_s)
+        self._reset_seen = time_reset
+        trial = self._trials[-1] if self._trials else None
+        if trial is None or trial.end_s < math.inf:
+            return [], []
+        trial.end_s, trial.reset_end = end_time_s, time_reset
+        # a reset ended it before any sample came: the records of a past timeline (a
+        # late subscriber's), whose samples this node never had
+        trial.before_known = time_reset and trial.timeline is None and not self._timelines
+        trial.record.drop_after(end_time_s)  # samples taken before the end was known
+        return self._settle()
+
+    def add(
+        self, time_s: float, obj: BodyState, pads: Sequence[BodyState],
+        taxel_positions_in_pad: Sequence[np.ndarray], taxel_forces_in_pad: Sequence[np.ndarray],
+        timeline: int = 0,
+    ) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """Take the sample stamped ``time_s``, s, on ``timeline`` (numbers only grow).
+
+        Returns:
+            The energy of the samples it adds to trials (itself, or kept ones of
+            a trial it placed), and the criteria of the trials it completes.
+        """
+        sample = (time_s, obj, pads, taxel_positions_in_pad, taxel_forces_in_pad)
+        if not self._timelines or timeline != self._timelines[-1].epoch:
+            # of a timeline that ended, only its last samples can still join a trial
+            kept = [_Timeline(t.epoch, t.first_s, max(2, self.history // 5), t.samples)
+                    for t in self._timelines[-2:]]
+            self._timelines = kept + [_Timeline(timeline, time_s, self.history)]
+        self._timelines[-1].samples.append(sample)
+        energies = []
+        for trial in self._trials:
+            if trial.timeline == timeline and \
+                    trial.start_s - TIME_TOLERANCE_S <= time_s <= trial.end_s + TIME_TOLERANCE_S:
+                energies += self._take(trial, [sample])
+        settled = self._settle()
+        return energies + settled[0], settled[1]
+
+    def _take(self, trial: _Trial, samples: list[Sample]) -> list[EnergySample]:
+        energies = []
+        for sample in samples:
+            energy = self._update(trial, *sample)
+            if energy is not None:
+                energies.append(energy)
+        return energies
+
+    def _settle(self) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """Place the trials whose timeline is now known; finish those complete."""
+        energies: list[EnergySample] = []
+        reports: list[CriteriaReport] = []
+        for trial in list(self._trials):
+            if trial.timeline is None and self._place(trial) and trial.timeline is not None:
+                timeline = next(t for t in self._timelines if t.epoch == trial.timeline)
+                energies += self._take(trial, timeline.between(trial.start_s, trial.end_s))
+            if trial.end_s < math.inf and self._complete(trial):
+                self._trials.remove(trial)
+                report = self._finish(trial)
+                if report is not None:
+                    reports.append(report)
+        return energies, reports
+
+    def _complete(self, trial: _Trial) -> bool:
+        if trial.before_known:
+            return True
+        if trial.timeline is None:
+            return False
+        newest = self._timelines[-1]
+        return newest.epoch > trial.timeline or newest.last_s >= trial.end_s - TIME_TOLERANCE_S
+
+    def _place(self, trial: _Trial) -> bool:
+        """Find the trial's timeline from stamps; return False while it may still come."""
+        if trial.timeline is not None or trial.before_known:
+            return True
+        lowest = -1
+        if trial.after is not None:
+            if not self._place(trial.after):
+                return False  # the trial before goes first
+            if trial.after.timeline is not None:
+                lowest = trial.after.timeline + int(trial.separated)
+        candidates = [t for t in self._timelines if t.epoch >= lowest]
+        if not candidates:
+            return False
+        current = self._timelines[-1]
+        for timeline in reversed(candidates):
+            if timeline.first_s > trial.start_s + TIMELINE_SLACK_S and \
+                    timeline is not candidates[0]:
+                continue  # it began after the trial did (the oldest: before this node)
+            if trial.reset_end:  # a timeline that ended where the trial did
+                if timeline is not current and \
+                        abs(timeline.last_s - trial.end_s) <= RESET_SLACK_S:
+                    trial.timeline = timeline.epoch
+                    return True
+                continue
+            if timeline is current and timeline.last_s < trial.start_s - TIME_TOLERANCE_S:
+                return False  # the trial's samples are still to come
+            if timeline is current or trial.start_s <= timeline.last_s + TIMELINE_SLACK_S:
+                trial.timeline = timeline.epoch
+                return True
+        if trial.reset_end and current.last_s > trial.end_s + RESET_SLACK_S and \
+                len(candidates) == len(self._timelines):
+            # the newest timeline ran on past the trial's reset, and no older one ended
+            # there: the trial's timeline came before every one this node had
+            trial.before_known = True
+            return True
+        return False
 
     def update(
         self, time_s: float, obj: BodyState, pads: Sequence[BodyState],
         taxel_positions_in_pad: Sequence[np.ndarray], taxel_forces_in_pad: Sequence[np.ndarray],
     ) -> EnergySample | None:
-        """Take one sample at ``time_s``; return the energy (None outside a trial).
+        """Take one sample at ``time_s`` into the open trial, whatever its timeline.
 
-        The readings are taken as of ``time_s`` whatever their own stamps, so a
-        reading that has not changed since the last sample counts as still true.
+        For a caller that knows the sample is the trial's (offline). The readings
+        are taken as of ``time_s`` whatever their own stamps, so a reading that
+        has not changed since the last sample counts as still true.
+
+        Returns:
+            Its energy; None outside a trial or before the energy reference.
         """
         if self.record is None:
             return None
-        obj = dataclasses.replace(obj, time_s=time_s)
-        pads = [dataclasses.replace(pad, time_s=time_s) for pad in pads]
+        return self._update(self._trials[-1], time_s, obj, pads, taxel_positions_in_pad,
+                            taxel_forces_in_pad)
+
+    def _update(
+        self, trial: _Trial, time_s: float, obj: BodyState, pads: Sequence[BodyState],
+        taxel_positions_in_pad: Sequence[np.ndarray], taxel_forces_in_pad: Sequence[np.ndarray],
+    ) -> EnergySample | None:
+        obj, pads = _stamped(time_s, obj, pads)
         rotations = quat_to_matrix(np.stack([pad.quaternion_in_world for pad in pads]))
         points = np.concatenate([
             positions @ rotation.T + pad.position_in_world
@@ -113,25 +340,56 @@ class TrialMetrics:
         body_index = np.concatenate([
             np.full(len(positions), i) for i, positions in enumerate(taxel_positions_in_pad)])
         summary = summarize_contacts(points, forces_on_object, body_index, 2)
-        self.record.append(time_s, obj.position_in_world, obj.linear_velocity_in_world,
-                           summary)
-        if not self._energy_on:
+        trial.record.append(time_s, obj.position_in_world, obj.linear_velocity_in_world,
+                            summary)
+        return self._energy(trial, time_s, obj, pads)
+
+    def _energy(self, trial: _Trial, time_s: float, obj: BodyState,
+                pads: Sequence[BodyState]) -> EnergySample | None:
+        """Return the energy of a stamped sample from the reference on, else None."""
+        if time_s < trial.energy_from_s - TIME_TOLERANCE_S:
             return None
-        self.last_energy = self.tracker.update([obj], pads[0], pads[1])
+        self.last_energy = trial.tracker.update([obj], pads[0], pads[1])
         return self.last_energy
 
-    def add_event(self, record: EventRecord) -> None:
-        """Note an event of the open trial (grasp and slip-out shape the criteria)."""
-        if self.record is not None and record.trial_id == self.record.trial_id:
-            self.record.add_event(record)
-            if record.kind == 'grasp' and self.config.energy_from == 'grasp':
-                self.tracker.reset()  # the next sample is the object's pose in the hand
-                self._energy_on = True
+    def add_event(self, record: EventRecord) -> list[EnergySample]:
+        """Note an event of the open trial (grasp and slip-out shape the criteria).
+
+        With ``energy_from='grasp'`` the grasp's sample becomes the energy reference.
+
+        Returns:
+            The energy of the samples taken from the grasp on, oldest first (the
+            samples may come before the grasp's record).
+        """
+        self._last_record_s = max(self._last_record_s, record.time_s)
+        trial = self._trials[-1] if self._trials else None
+        if trial is None or record.trial_id != trial.record.trial_id:
+            return []
+        trial.record.add_event(record)
+        if record.kind != 'grasp' or self.config.energy_from != 'grasp' or \
+                math.isfinite(trial.energy_from_s):
+            return []
+        trial.energy_from_s = record.time_s
+        timeline = next((t for t in self._timelines if t.epoch == trial.timeline), None)
+        if timeline is None:
+            return []
+        taken_s = trial.record.time_s[-1] if len(trial.record) else -math.inf
+        return [self._energy(trial, sample[0], *_stamped(*sample[:3]))
+                for sample in timeline.between(record.time_s, min(taken_s, trial.end_s))]
 
     def finish(self) -> CriteriaReport | None:
-        """Close the trial and evaluate its criteria (None without samples)."""
-        record, self.record = self.record, None
-        if record is None or len(record) == 0:
+        """Close the open trial now and evaluate its criteria (None without samples)."""
+        trial = self._trials[-1] if self._trials else None
+        if trial is None:
+            return None
+        self._trials.remove(trial)
+        return self._finish(trial)
+
+    def _finish(self, trial: _Trial) -> CriteriaReport | None:
+        record = trial.record
+        if len(record) == 0:
             return None
         self.report = evaluate_criteria(record, self.config.criteria, self.config.weights)
+        self.report_trial_id = record.trial_id
+        self.report_samples = (len(record), float(record.time_s[0]), float(record.time_s[-1]))
         return self.report

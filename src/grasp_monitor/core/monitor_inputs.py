@@ -1,17 +1,24 @@
-"""The monitor's view of its inputs: latest tactile, object and joint readings, and their age.
+"""The monitor's view of its inputs: readings by stamp, sampled on a fixed grid of stamps.
 
-Each input is kept with the time stamp of its reading. A sample built from
-them is *stale* when any input it needs is missing or older than
-``max_age_s``, so silence pauses the monitor instead of looking like a slip.
-A reading stamped well before the latest one means time went back (a
-simulator reset): every reading of the old timeline is dropped, so none of
-them can pass for a contact in the new one.
+Samples are taken at ``T_k = k * period`` (sim or wall time, as the readings
+are stamped), each from the latest reading of every input stamped at or
+before ``T_k``, once every input has a reading stamped at or after it. The
+samples are then a function of the readings alone, not of when they arrived,
+so a replay computes what the live run did. A sample is *stale* when an input
+it needs is missing or older than ``max_age_s``, or when the clock passed
+``T_k + max_age_s`` before every input arrived: silence pauses the monitor
+instead of looking like a slip. An input stamped well before its own previous
+reading means time went back (a simulator reset): every reading of the old
+timeline is dropped, so none of them can pass for a contact in the new one.
 """
 
 from __future__ import annotations
 
+import bisect
+from collections import deque
 from dataclasses import dataclass
 import math
+from typing import Any, Sequence
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.events import GraspSample
@@ -29,6 +36,9 @@ class InputsConfig:
         use_object: whether an object ground truth (speed) is expected.
         contact_force_n: a pad touches when its total taxel force reaches this, N.
         max_age_s: a reading older than this makes the sample stale, s.
+        period_s: interval of the sample grid, s.
+        time_back_s: an input stamped more than this before its previous reading
+            opens a new timeline (a simulator reset), s; less is out of order.
     """
 
     pads: tuple[str, ...]
@@ -36,6 +46,8 @@ class InputsConfig:
     use_object: bool = True
     contact_force_n: float = 1e-3
     max_age_s: float = 0.1
+    period_s: float = 0.01
+    time_back_s: float = 0.05
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -48,34 +60,199 @@ class InputsConfig:
             raise ConfigError(f'contact_force_n must be > 0, got {self.contact_force_n}')
         if not self.max_age_s > 0:
             raise ConfigError(f'max_age_s must be > 0, got {self.max_age_s}')
+        if not self.period_s > 0 or not self.time_back_s > 0:
+            raise ConfigError('period_s and time_back_s must be > 0, got '
+                              f'{self.period_s}, {self.time_back_s}')
         if not self.use_object and not self.finger_joints:
             raise ConfigError('without object ground truth, finger_joints must name the '
                               'joints whose speeds show the grasp is still')
 
 
+#: Stamps closer than this are equal, s.
+STAMP_TOLERANCE_S = 1e-9
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """The readings in force at one stamp of the grid.
+
+    Attributes:
+        time_s: the grid stamp, s.
+        values: per input, the value of its latest reading stamped at or before
+            ``time_s`` (None when it has none).
+        stamps_s: per input, that reading's stamp, s (-inf when none).
+        late: the clock passed ``time_s + max_age_s`` before every input arrived.
+    """
+
+    time_s: float
+    values: tuple[Any, ...]
+    stamps_s: tuple[float, ...]
+    late: bool = False
+
+    @property
+    def age_s(self) -> float:
+        """Return the age of the oldest reading used, s (inf when one is missing)."""
+        return self.time_s - min(self.stamps_s)
+
+
+class StampGrid:
+    """Readings of several inputs in bounded stamp-ordered buffers, sampled on a fixed grid.
+
+    Every input keeps its own time line: a reading stamped more than
+    ``time_back_s`` before that input's previous one opens a new timeline
+    (a simulator reset), which forgets every buffered reading and every
+    owed grid stamp; readings still arriving from the old timeline on the
+    other inputs (stamped ahead of the new one) are ignored until they too
+    go back. A new timeline starts at the first grid stamp at which every
+    input has a reading.
+    """
+
+    def __init__(self, inputs: int, period_s: float, time_back_s: float,
+                 depth: int = 2000, max_per_call: int = 200) -> None:
+        """Make an empty grid.
+
+        Args:
+            inputs: number of inputs.
+            period_s: interval of the grid, s.
+            time_back_s: an input going back by more than this opens a new timeline, s.
+            depth: readings buffered per input, at most.
+            max_per_call: grid stamps :meth:`due` evaluates per call, at most; the
+                rest stay owed to the next call.
+        """
+        if not period_s > 0 or not time_back_s > 0 or depth < 2 or max_per_call < 1:
+            raise ConfigError('period_s and time_back_s must be > 0, depth >= 2 and '
+                              f'max_per_call >= 1, got {period_s}, {time_back_s}, '
+                              f'{depth}, {max_per_call}')
+        self.period_s, self.time_back_s, self.max_per_call = period_s, time_back_s, max_per_call
+        self._stamps = [deque(maxlen=depth) for _ in range(inputs)]
+        self._values = [deque(maxlen=depth) for _ in range(inputs)]
+        self._evicted_s = [-math.inf] * inputs  # latest stamp a full buffer pushed out
+        self._latest_s = [-math.inf] * inputs  # of each input, across timelines
+        self._epoch = [-1] * inputs  # the timeline each input is on
+        self.epoch = 0
+        self._timeline_s = -math.inf  # the latest stamp of the current timeline
+        self._next_k: int | None = None
+        #: grid stamps skipped because a buffer no longer held their readings
+        self.dropped = 0
+        #: readings of an old timeline ignored, and timelines opened
+        self.ignored = 0
+        self.timelines = 0
+
+    def _clear(self) -> None:
+        for stamps, values in zip(self._stamps, self._values):
+            stamps.clear()
+            values.clear()
+        self._evicted_s = [-math.inf] * len(self._stamps)
+        self._next_k = None
+
+    def add(self, index: int, stamp_s: float, value: Any) -> None:
+        """Buffer a reading of input ``index`` stamped ``stamp_s``, in stamp order."""
+        epoch = self._epoch[index]
+        if epoch < 0:  # a first reading: of the current timeline unless stamped ahead of it
+            epoch = self.epoch if self.epoch == 0 or \
+                stamp_s <= self._timeline_s + self.time_back_s else self.epoch - 1
+        if stamp_s < self._latest_s[index] - self.time_back_s:
+            epoch += 1  # this input went back
+            self._latest_s[index] = -math.inf
+        self._latest_s[index] = max(self._latest_s[index], stamp_s)
+        if epoch > self.epoch:
+            self.epoch, self._timeline_s = epoch, -math.inf
+            self.timelines += 1
+            self._clear()
+        elif epoch < self.epoch:
+            self._epoch[index] = epoch
+            if stamp_s > self._timeline_s + self.time_back_s:
+                self.ignored += 1  # still on the timeline the others left
+                return
+            epoch = self.epoch  # it went back with the others, if by less
+        self._epoch[index] = epoch
+        self._timeline_s = max(self._timeline_s, stamp_s)
+        stamps, values = self._stamps[index], self._values[index]
+        if len(stamps) == stamps.maxlen:
+            self._evicted_s[index] = stamps[0]
+            stamps.popleft()
+            values.popleft()
+        if not stamps or stamp_s >= stamps[-1]:
+            stamps.append(stamp_s)
+            values.append(value)
+        else:  # out of order (best-effort delivery): rare, so a deque insert is fine
+            at = bisect.bisect_right(stamps, stamp_s)
+            stamps.insert(at, stamp_s)
+            values.insert(at, value)
+
+    @property
+    def spoke(self) -> bool:
+        """Whether any input has had a reading."""
+        return max(self._epoch) >= 0
+
+    def latest(self) -> tuple[tuple[Any, ...], tuple[float, ...]]:
+        """Return the latest value and stamp of every input (None and -inf when none)."""
+        return (tuple(v[-1] if v else None for v in self._values),
+                tuple(s[-1] if s else -math.inf for s in self._stamps))
+
+    def _start(self, now_s: float | None, max_age_s: float) -> int | None:
+        firsts = [stamps[0] for stamps in self._stamps if stamps]
+        if len(firsts) == len(self._stamps):
+            return math.ceil(max(firsts) / self.period_s - 1e-6)
+        if firsts and now_s is not None:  # an input never spoke: stale from the first stamp
+            k = math.ceil(min(firsts) / self.period_s - 1e-6)
+            if now_s > k * self.period_s + max_age_s + STAMP_TOLERANCE_S:
+                return k
+        return None
+
+    def due(self, now_s: float | None = None, max_age_s: float = math.inf) -> list[GridPoint]:
+        """Evaluate the owed grid stamps, oldest first.
+
+        Args:
+            now_s: the clock, s; a stamp it passed by more than ``max_age_s`` is
+                evaluated (``late``) without waiting for every input. None: wait.
+            max_age_s: see ``now_s``, s.
+        """
+        if self._next_k is None:
+            self._next_k = self._start(now_s, max_age_s)
+            if self._next_k is None:
+                return []
+        points: list[GridPoint] = []
+        while len(points) < self.max_per_call:
+            time_s = self._next_k * self.period_s
+            ready = all(s and s[-1] >= time_s - STAMP_TOLERANCE_S for s in self._stamps)
+            late = not ready and now_s is not None and \
+                now_s > time_s + max_age_s + STAMP_TOLERANCE_S
+            if not (ready or late):
+                break
+            point = self._point(time_s, late)
+            self._next_k += 1
+            if point is not None:
+                points.append(point)
+        return points
+
+    def _point(self, time_s: float, late: bool) -> GridPoint | None:
+        values, stamps = [], []
+        for i, (buffered_s, buffered) in enumerate(zip(self._stamps, self._values)):
+            at = bisect.bisect_right(buffered_s, time_s + STAMP_TOLERANCE_S)
+            if at == 0 and self._evicted_s[i] > -math.inf:
+                self.dropped += 1  # its reading was pushed out of a full buffer
+                return None
+            # older readings will never be the latest at a later stamp: forget them
+            for _ in range(max(at - 1, 0)):
+                buffered_s.popleft()
+                buffered.popleft()
+            values.append(buffered[0] if at else None)
+            stamps.append(buffered_s[0] if at else -math.inf)
+        return GridPoint(time_s, tuple(values), tuple(stamps), late)
+
+
 class MonitorInputs:
-    """Holds the latest reading of every input and builds GraspSamples from them."""
+    """Buffers the tactile, object and joint readings and builds GraspSamples on the grid."""
 
     def __init__(self, config: InputsConfig) -> None:
         self.config = config
         n = len(config.pads)
         self._pad_index = {pad: i for i, pad in enumerate(config.pads)}
-        self._pad_force_n = np.zeros(n)
-        self._pad_time_s = np.full(n, -math.inf)
-        self._object_speed = math.nan
-        self._object_time_s = -math.inf
-        self._finger_speeds = np.full(len(config.finger_joints), np.nan)
-        self._joints_time_s = -math.inf
-        self._latest_s = -math.inf
-
-    def _note(self, time_s: float) -> None:
-        if time_s < self._latest_s - self.config.max_age_s:
-            self.reset()
-        self._latest_s = max(self._latest_s, time_s)
-
-    def reset(self) -> None:
-        """Forget every reading (after a simulator reset)."""
-        self.__init__(self.config)  # type: ignore[misc]
+        self._object_index = n if config.use_object else -1
+        self._joints_index = n + int(config.use_object) if config.finger_joints else -1
+        inputs = n + int(config.use_object) + int(bool(config.finger_joints))
+        self.grid = StampGrid(inputs, config.period_s, config.time_back_s)
 
     def update_pad(self, pad: str, forces_n: npt.ArrayLike, time_s: float) -> None:
         """Take a pad's taxel forces (N, 3) N (or (N,) normal forces) read at ``time_s``.
@@ -86,46 +263,69 @@ class MonitorInputs:
         index = self._pad_index.get(pad)
         if index is None:
             raise ConfigError(f'unknown pad {pad!r}; pads: {", ".join(self.config.pads)}')
-        self._note(time_s)
         forces = np.asarray(forces_n, float)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
-        self._pad_force_n[index] = total
-        self._pad_time_s[index] = time_s
+        self.grid.add(index, time_s, float(total))
 
     def update_object(self, linear_velocity: npt.ArrayLike, time_s: float) -> None:
         """Take the object's linear velocity (m/s, any frame) read at ``time_s``."""
-        self._note(time_s)
-        self._object_speed = float(np.linalg.norm(np.asarray(linear_velocity, float)))
-        self._object_time_s = time_s
+        if self._object_index >= 0:
+            speed = float(np.linalg.norm(np.asarray(linear_velocity, float)))
+            self.grid.add(self._object_index, time_s, speed)
 
     def update_joints(self, names: tuple[str, ...] | list[str], velocities: npt.ArrayLike,
                       time_s: float) -> None:
         """Take joint velocities (rad/s or m/s); joints not listed as fingers are ignored."""
-        self._note(time_s)
+        if self._joints_index < 0:
+            return
         velocity = dict(zip(names, np.asarray(velocities, float).tolist()))
+        values, _ = self.grid.latest()
+        speeds = values[self._joints_index]  # a joint left out keeps its last speed
+        speeds = np.full(len(self.config.finger_joints), np.nan) if speeds is None else \
+            speeds.copy()
         for i, joint in enumerate(self.config.finger_joints):
             if joint in velocity:
-                self._finger_speeds[i] = abs(velocity[joint])
-        self._joints_time_s = time_s
+                speeds[i] = abs(velocity[joint])
+        self.grid.add(self._joints_index, time_s, speeds)
 
     def pad_forces_n(self) -> np.ndarray:
-        """Return the latest total force on each pad, N."""
-        return self._pad_force_n.copy()
+        """Return the latest total force on each pad, N (0 before any reading)."""
+        values, _ = self.grid.latest()
+        return np.array([values[i] or 0.0 for i in range(len(self.config.pads))])
+
+    def _sample(self, time_s: float, values: Sequence[Any], stamps_s: Sequence[float],
+                late: bool) -> GraspSample:
+        n = len(self.config.pads)
+        forces = np.array([v if v is not None else 0.0 for v in values[:n]])
+        speed = values[self._object_index] if self._object_index >= 0 else None
+        fingers = values[self._joints_index] if self._joints_index >= 0 else None
+        age_s = time_s - min(stamps_s)
+        return GraspSample(
+            time_s=time_s,
+            in_contact=forces >= self.config.contact_force_n,
+            object_speed_m_per_s=math.nan if speed is None else speed,
+            finger_speeds=np.full(len(self.config.finger_joints), np.nan)
+            if fingers is None else fingers.copy(),
+            stale=bool(late or age_s > self.config.max_age_s),
+            age_s=age_s if math.isfinite(age_s) else math.inf)
+
+    def due(self, now_s: float | None = None) -> list[GraspSample]:
+        """Return the samples owed on the grid, oldest first.
+
+        Args:
+            now_s: the node's clock, s: a grid stamp it passed by more than
+                ``max_age_s`` before every input arrived gives a stale sample.
+                None: only samples every input has arrived for.
+        """
+        return [self._sample(p.time_s, p.values, p.stamps_s, p.late)
+                for p in self.grid.due(now_s, self.config.max_age_s)]
 
     def sample(self, now_s: float) -> GraspSample:
-        """Build the sample at ``now_s`` (sim or wall clock, as the readings)."""
-        times = [self._pad_time_s.min()]
-        if self.config.use_object:
-            times.append(self._object_time_s)
-        if self.config.finger_joints:
-            times.append(self._joints_time_s)
-        age_s = now_s - min(times)
+        """Build a sample at ``now_s`` from the latest readings, whatever their stamps.
+
+        For status reports; the monitor itself runs on :meth:`due`.
+        """
+        values, stamps = self.grid.latest()
         # Readings from later than now belong to a timeline the clock has left.
-        ahead = self._latest_s > now_s + self.config.max_age_s
-        return GraspSample(
-            time_s=now_s,
-            in_contact=self._pad_force_n >= self.config.contact_force_n,
-            object_speed_m_per_s=self._object_speed if self.config.use_object else math.nan,
-            finger_speeds=self._finger_speeds.copy(),
-            stale=bool(age_s > self.config.max_age_s or ahead),
-            age_s=age_s if math.isfinite(age_s) else math.inf)
+        ahead = max(stamps) > now_s + self.config.max_age_s
+        return self._sample(now_s, values, stamps, ahead)

@@ -254,6 +254,11 @@ class TrialRecord:
         row = int(np.searchsorted(times, time_s - TIME_TOLERANCE_S, side='left'))
         return row if row < self._size else None
 
+    def drop_after(self, time_s: float) -> None:
+        """Forget the rows stamped after ``time_s`` (within 1 ns): the trial ended there."""
+        times = self._buffers['time_s'][:self._size]
+        self._size = int(np.searchsorted(times, time_s + TIME_TOLERANCE_S, side='right'))
+
     def _view(self, name: str) -> np.ndarray:
         view = self._buffers[name][:self._size]
         view.flags.writeable = False

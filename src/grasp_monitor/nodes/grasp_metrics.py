@@ -11,6 +11,7 @@ from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.events import EventRecord
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.monitor_inputs import InputsConfig, StampGrid
 from grasp_monitor.nodes.common import (
     read_input, refusal_counts, run_node, sensor_qos,
 )
@@ -30,7 +31,8 @@ INTERFACES = (
               'energy metric, J, every sample in a trial'),
     publishes('grasp_metrics/reward', 'std_msgs/msg/Float64', 'default',
               'weighted total of the criteria, at each trial end'),
-    diagnostics('energy OK/WARN/ERROR against the thresholds, each criterion, the reward'),
+    diagnostics('energy OK/WARN/ERROR against the thresholds; each criterion, the reward, '
+                'their trial and its samples'),
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
                '`object` and each of `pads`'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
@@ -42,10 +44,14 @@ INTERFACES = (
 class GraspMetricsNode(Node):
     """Compute the energy metric every sample and the criteria at the end of each trial.
 
+    Samples are taken on the grid of stamps ``k / rate`` from the inputs stamped
+    up to each (as the monitor does), so they do not depend on when messages arrive.
+
     Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
     Publishes: ``grasp_metrics/energy`` (Float64, J, every sample in a trial),
     ``grasp_metrics/reward`` (Float64, weighted total, at each trial end), ``/diagnostics``
-    (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward).
+    (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward,
+    their trial and its samples).
     Subscribes: ``ground_truth/<object>``, ``ground_truth/<pad>`` (Odometry),
     ``tactile/<pad>`` (PointCloud2), ``grasp_monitor/events`` (trial start and end, grasp).
     """
@@ -61,8 +67,9 @@ class GraspMetricsNode(Node):
             CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'])
         self.thresholds_j = (p['energy_warn'], p['energy_threshold'])
         self.metrics = TrialMetrics(self.config)
-        self.bodies: dict[str, object] = {}
-        self.clouds: dict[str, tuple] = {}
+        # inputs: the object's and each pad's ground truth, then each pad's taxels
+        self.inputs = (p['object'], *p['pads'], *(f'tactile/{pad}' for pad in p['pads']))
+        self.grid = StampGrid(len(self.inputs), 1.0 / p['rate'], InputsConfig.time_back_s)
         self.refused: Counter[str] = Counter()
         group = MutuallyExclusiveCallbackGroup()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
@@ -79,20 +86,25 @@ class GraspMetricsNode(Node):
                                      callback_group=group)
         self.create_subscription(DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                                  EVENTS_QOS, callback_group=group)
-        self.create_timer(1.0 / p['rate'], self._sample, callback_group=group)
         self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
 
     def _on_body(self, body: str, msg: Odometry) -> None:
         state = read_input(self, self.refused, f'ground_truth/{body}',
                            lambda: conversions.body_state_from_odometry(msg))
         if state is not None:
-            self.bodies[body] = state
+            self.grid.add(self.inputs.index(body), state.time_s, state)
+            self._sample()
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
         cloud = read_input(self, self.refused, f'tactile/{pad}',
                            lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
-            self.clouds[pad] = cloud[:2]
+            self.grid.add(self.inputs.index(f'tactile/{pad}'), cloud[2], cloud[:2])
+            self._sample()
+
+    def latest(self, name: str):
+        """Return the latest reading of an input (a body or tactile/<pad>), None before one."""
+        return self.grid.latest()[0][self.inputs.index(name)]
 
     def _on_event(self, msg: DiagnosticStatus) -> None:
         record = read_input(self, self.refused, 'grasp_monitor/events',
@@ -101,31 +113,30 @@ class GraspMetricsNode(Node):
         if record is None:
             return
         if record.kind == 'trial_start':
-            self.metrics.start(record.trial_id)
+            self._publish(*self.metrics.start(record.trial_id, record.time_s))
         elif record.kind == 'trial_end':
             self.metrics.add_event(record)
-            report = self.metrics.finish()
-            if report is not None:
-                self.reward_pub.publish(Float64(data=report.total))
+            self._publish(*self.metrics.end(
+                record.time_s, record.details.get('reason') == 'time_reset'))
         else:
-            self.metrics.add_event(record)
+            self._publish(self.metrics.add_event(record), [])
 
     def _sample(self) -> None:
-        pads = self.config.pads
-        if not all(b in self.bodies for b in (self.config.object_name, *pads)) or \
-                not all(pad in self.clouds for pad in pads):
-            return
-        try:
-            sample = self.metrics.update(
-                self.get_clock().now().nanoseconds * 1e-9,
-                self.bodies[self.config.object_name], [self.bodies[pad] for pad in pads],
-                [self.clouds[pad][0] for pad in pads], [self.clouds[pad][1] for pad in pads])
-        except GraspMonitorError as error:  # e.g. time went back: wait for the next trial
-            self.get_logger().warning(f'metrics sample dropped: {error}',
-                                      throttle_duration_sec=1.0)
-            return
-        if sample is not None:
-            self.energy_pub.publish(Float64(data=float(sample.max_energy_j)))
+        for point in self.grid.due():
+            obj, left, right, left_cloud, right_cloud = point.values
+            try:
+                self._publish(*self.metrics.add(
+                    point.time_s, obj, (left, right), (left_cloud[0], right_cloud[0]),
+                    (left_cloud[1], right_cloud[1]), self.grid.epoch))
+            except GraspMonitorError as error:  # bad readings: wait for the next trial
+                self.get_logger().warning(f'metrics sample dropped: {error}',
+                                          throttle_duration_sec=1.0)
+
+    def _publish(self, energies, reports) -> None:
+        for energy in energies:
+            self.energy_pub.publish(Float64(data=float(energy.max_energy_j)))
+        for report in reports:
+            self.reward_pub.publish(Float64(data=report.total))
 
     def _publish_diagnostics(self) -> None:
         energy = self.metrics.last_energy
@@ -136,11 +147,16 @@ class GraspMetricsNode(Node):
             f'{self.get_fully_qualified_name()}: energy', level,
             {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
              'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j}
+            | {'dropped_samples': self.grid.dropped, 'old_timeline_inputs': self.grid.ignored}
             | refusal_counts(self.refused, 'refused_inputs'))]
         report = self.metrics.report
         if report is not None:
-            values = {name: f'{value:.3f}' for name, value in report.partials.items()}
-            values['total'] = f'{report.total:.3f}'
+            # full precision: a replay is compared with the live run to 1e-6
+            values = {name: repr(float(value)) for name, value in report.partials.items()}
+            values['total'] = repr(float(report.total))
+            values['trial'] = str(self.metrics.report_trial_id)
+            values.update(zip(('samples', 'first_sample_s', 'last_sample_s'),
+                              map(repr, self.metrics.report_samples)))
             statuses.append(conversions.diagnostic_status(
                 f'{self.get_fully_qualified_name()}: criteria', 'OK',
                 f'reward {report.total:.3f}', values))

@@ -54,6 +54,10 @@ INTERFACES = (
 class GraspMonitorNode(Node):
     """Run the grasp events on tactile, ground-truth and joint inputs, trial by trial.
 
+    Samples are taken on the grid of stamps ``k / rate`` from the inputs stamped up to
+    each, once every input has reached it, or as stale once the clock passed it by
+    ``max_sample_age``: the events depend on the messages' stamps, not on when they came.
+
     Parameters: see ``grasp_monitor_parameters.PARAMETERS``.
     Publishes: ``grasp_monitor/events`` (DiagnosticStatus per event, reliable,
     transient local, depth 100), ``/diagnostics`` (monitor status, 1 Hz).
@@ -69,7 +73,7 @@ class GraspMonitorNode(Node):
         p = declare(self, PARAMETERS)
         self.inputs = MonitorInputs(InputsConfig(
             tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
-            p['contact_force'], p['max_sample_age']))
+            p['contact_force'], p['max_sample_age'], 1.0 / p['rate']))
         self.monitor = GraspMonitor(MonitorConfig(
             sensor_period_s=1.0 / p['rate'], grasp_dwell_s=p['grasp_dwell'] or None,
             object_still_speed_m_per_s=p['still_speed'],
@@ -103,7 +107,9 @@ class GraspMonitorNode(Node):
             self.create_service(SetBool, f'grasp_monitor/{name}/enable',
                                 lambda q, r, name=name: self._on_enable(name, q, r),
                                 callback_group=group)
-        self.create_timer(1.0 / p['rate'], self._tick, callback_group=group)
+        # samples are due as inputs arrive; the timer only finds those the clock left behind
+        self.create_timer(1.0 / p['rate'], lambda: self._evaluate(self._now_s()),
+                          callback_group=group)
         self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
 
     def _now_s(self) -> float:
@@ -114,18 +120,21 @@ class GraspMonitorNode(Node):
                            lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
             self.inputs.update_pad(pad, cloud[1], cloud[2])
+            self._evaluate()
 
     def _on_object(self, msg: Odometry) -> None:
         body = read_input(self, self.refused, 'ground_truth',
                           lambda: conversions.body_state_from_odometry(msg))
         if body is not None:
             self.inputs.update_object(body.linear_velocity_in_world, body.time_s)
+            self._evaluate()
 
     def _on_joints(self, msg: JointState) -> None:
         joints = read_input(self, self.refused, 'joint_states',
                             lambda: conversions.joint_velocities_from_msg(msg))
         if joints is not None:
             self.inputs.update_joints(*joints)
+            self._evaluate()
 
     def _emit(self, records) -> None:
         self.log.append(records)  # flushed first: a killed node loses nothing published
@@ -136,13 +145,15 @@ class GraspMonitorNode(Node):
                 record.kind, EVENT_LEVELS.get(record.kind, 'OK'), record.command.value,
                 values, self.get_name()))
 
-    def _tick(self) -> None:
-        update = self.monitor.update(self.inputs.sample(self._now_s()))
-        self._emit(update.records)
-        if update.command is Command.ACTIVATE and 'start' in self.force_clients:
-            self.force_clients['start'].call_async(Trigger.Request())
-        elif update.command is Command.STOP and 'stop' in self.force_clients:
-            self.force_clients['stop'].call_async(Trigger.Request())
+    def _evaluate(self, now_s: float | None = None) -> None:
+        """Run the monitor on every sample owed; with ``now_s``, declare late ones stale."""
+        for sample in self.inputs.due(now_s):
+            update = self.monitor.update(sample)
+            self._emit(update.records)
+            if update.command is Command.ACTIVATE and 'start' in self.force_clients:
+                self.force_clients['start'].call_async(Trigger.Request())
+            elif update.command is Command.STOP and 'stop' in self.force_clients:
+                self.force_clients['stop'].call_async(Trigger.Request())
 
     def _on_start(self, request: Trigger.Request, response: Trigger.Response):
         self.trial_records = []
@@ -170,6 +181,8 @@ class GraspMonitorNode(Node):
         values = self.monitor.diagnostics()
         values.update({f'pad_force_n.{pad}': f'{force:.3f}' for pad, force in
                        zip(self.inputs.config.pads, self.inputs.pad_forces_n())})
+        values.update(dropped_samples=str(self.inputs.grid.dropped),
+                      old_timeline_inputs=str(self.inputs.grid.ignored))
         values.update(refusal_counts(self.refused, 'refused_inputs'))
         stale = self.inputs.sample(self._now_s()).stale
         msg = DiagnosticArray()
