@@ -67,11 +67,9 @@ NAMESPACE = os.environ['BENCH_NAMESPACE']
 
 def node_process(module: str, log, **params) -> subprocess.Popen:
     """Start ``grasp_monitor.nodes.<module>`` in its own process, in the bench namespace."""
-    args = [sys.executable, '-m', f'grasp_monitor.nodes.{module}', '--ros-args',
-            '-r', f'__ns:={NAMESPACE}']
-    for name, value in params.items():
-        args += ['-p', f'{name}:={value}']
-    return subprocess.Popen(args, env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
+    from grasp_monitor.nodes import node_command
+    return subprocess.Popen(node_command(module, params, namespace=NAMESPACE),
+                            env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
 
 
 def cpu_s(pid: int) -> float:

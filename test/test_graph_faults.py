@@ -14,12 +14,12 @@ import math
 import os
 import signal
 import subprocess
-import sys
 import time
 
 from conftest import NAMESPACE, publish_until, RosHarness, status_values, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 import pytest
 from rosgraph_msgs.msg import Clock
@@ -59,10 +59,7 @@ class Graph:
 
     def start(self, name, wait=True, **params):
         module = {'simulator': 'mujoco_sim'}.get(name, name)
-        args = [sys.executable, '-m', f'grasp_monitor.nodes.{module}', '--ros-args',
-                '-r', f'__ns:={NAMESPACE}']
-        for key, value in params.items():
-            args += ['-p', f'{key}:={value}']
+        args = node_command(module, params, namespace=NAMESPACE)
         since = len(self.diagnostics)
         self.processes[name] = subprocess.Popen(args, env=os.environ.copy(),
                                                 stdout=self.output, stderr=subprocess.STDOUT)

@@ -4,11 +4,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 import pytest
 from sensor_msgs.msg import JointState
@@ -19,11 +19,8 @@ pytestmark = pytest.mark.graph
 
 
 def node_process(module, log, **params):
-    args = [sys.executable, '-m', f'grasp_monitor.nodes.{module}', '--ros-args',
-            '-r', f'__ns:={NAMESPACE}']
-    for name, value in params.items():
-        args += ['-p', f'{name}:={value}']
-    return subprocess.Popen(args, env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(node_command(module, params, namespace=NAMESPACE),
+                            env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@
 import os
 import signal
 import subprocess
-import sys
 
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 from grasp_monitor.recording import cdr_stamp_ns, message_counts, read_messages
 import pytest
@@ -37,9 +37,7 @@ def node_process(module, log, **params):
     /clock is a global name: a suite running beside this one on the same domain id
     (conftest draws it from 100) would otherwise drive these nodes' time.
     """
-    args = [sys.executable, '-m', f'grasp_monitor.nodes.{module}', '--ros-args',
-            '-r', f'__ns:={NAMESPACE}', '-r', f'/clock:={CLOCK}']
-    args += [arg for name, value in params.items() for arg in ('-p', f'{name}:={value}')]
+    args = node_command(module, params, namespace=NAMESPACE, remaps={'/clock': CLOCK})
     return subprocess.Popen(args, env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
 
 

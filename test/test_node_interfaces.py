@@ -6,6 +6,7 @@ The README's topic and service tables are printed from the same declarations
 
 from conftest import NAMESPACE, wait_for
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.interfaces import compare, declared_matches, graph_endpoints
 from grasp_monitor.recording import McapRecordingWriter
 from grasp_monitor.reference import node_modules
@@ -95,3 +96,12 @@ def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, 
 
 def test_every_documented_node_declares_its_topics_and_services():
     assert DECLARED == list(MODULES), 'declare INTERFACES in each node module'
+
+
+def test_a_node_command_is_what_ros2_run_would_run():
+    args = node_command('mujoco_sim', {'publish_rate': 100.0}, namespace='/a',
+                        remaps={'/clock': '/a/clock'}, params_file='p.yaml')
+    assert args[1:] == ['-m', 'grasp_monitor.nodes.mujoco_sim', '--ros-args',
+                        '--params-file', 'p.yaml', '-r', '__ns:=/a', '-r', '/clock:=/a/clock',
+                        '-p', 'publish_rate:=100.0']
+    assert node_command('recorder')[1:] == ['-m', 'grasp_monitor.nodes.recorder', '--ros-args']

@@ -36,6 +36,7 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.demo_report import (
     DemoResult, event_line, plot_summary, results_table, Series, status_lines, TopicCount,
     write_json)
+from grasp_monitor.nodes import node_command
 import yaml
 
 #: Nodes the demo can start, each as ``python -m grasp_monitor.nodes.<name>``.
@@ -214,10 +215,7 @@ class ProcessGroup:
 
     def start(self, name: str, **params: object) -> NodeProcess:
         """Start node ``name`` with the parameter file, then ``params`` (which win)."""
-        args = [sys.executable, '-m', f'grasp_monitor.nodes.{name}', '--ros-args',
-                '--params-file', str(self.params_file)]
-        for key, value in params.items():
-            args += ['-p', f'{key}:={value}']
+        args = node_command(name, params, params_file=self.params_file)
         process = NodeProcess(name, args, self.logs_dir / f'{name}.log', self.env)
         self.processes.append(process)
         return process
