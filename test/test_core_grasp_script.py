@@ -28,8 +28,19 @@ def test_every_phase_gives_a_command_the_constructor_accepts_unchanged():
 def test_a_repeated_command_is_the_same_object():
     script = PickLiftScript()
     assert script.command(4.0) is script.command(4.1)
-    assert script.command(1.2) is script.command(1.3)
+    assert script.command(1.6) is script.command(1.7)  # the close, its force risen
     assert script.command(3.0) is not script.command(3.01)
+
+
+def test_the_grip_force_rises_over_the_close_ramp():
+    script = PickLiftScript(grip_force_n=10.0, close_ramp_s=0.5)
+    forces = [script.command(t).feedforward_torque[1:].tolist()
+              for t in (0.9, 1.0, 1.25, 1.5, 1.9, 3.0)]
+    assert forces == [[0.0, 0.0], [0.0, 0.0], [5.0, 5.0], [10.0, 10.0], [10.0, 10.0],
+                      [10.0, 10.0]]
+    assert PickLiftScript(close_ramp_s=0.0).command(1.0).feedforward_torque[1] == 10.0
+    with pytest.raises(ConfigError, match=r'close_ramp_s must be in \[0, close_s=1.0\]'):
+        PickLiftScript(close_ramp_s=1.5)
 
 
 @pytest.mark.parametrize('name, value', [

@@ -1,9 +1,11 @@
 """A scripted pick: approach, close, lift, hold; as servo commands over time.
 
 Joints: a vertical lift axis (m, up positive) and two fingers (m, closing
-positive). The fingers close under a constant feedforward force with some
-damping and no position feedback, so the grip force is ``grip_force_n``
-whatever the object's width.
+positive). The fingers close under a feedforward force with some damping and
+no position feedback, so the grip force is ``grip_force_n`` whatever the
+object's width. The force rises linearly over the first ``close_ramp_s`` of
+the close: a full force at once would slam light fingers into the object at
+over 2 m/s, deep into its soft contact.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class PickLiftScript:
         lift_height_m: how far to lift the object, m.
         grip_force_n: closing force of each finger, N (0: the fingers never close).
         approach_s, close_s, lift_s: duration of each phase, s; hold lasts for ever.
+        close_ramp_s: time for the grip force to rise from 0 to ``grip_force_n`` at the
+            start of the close, s (0: at once; at most ``close_s``).
         lift_feedforward_n: gravity compensation of the lift axis, N.
         lift_max_force_n: force limit of the lift axis, N.
         finger_max_force_n: force limit of each finger, N.
@@ -39,6 +43,7 @@ class PickLiftScript:
     approach_s: float = 1.0
     close_s: float = 1.0
     lift_s: float = 1.5
+    close_ramp_s: float = 0.5
     lift_feedforward_n: float = 9.0
     lift_max_force_n: float = 60.0
     finger_max_force_n: float = 20.0
@@ -59,6 +64,9 @@ class PickLiftScript:
             raise ConfigError(
                 f'grip_force_n must be in [0, finger_max_force_n={self.finger_max_force_n}],'
                 f' got {self.grip_force_n}')
+        if not 0 <= self.close_ramp_s <= self.close_s:
+            raise ConfigError(f'close_ramp_s must be in [0, close_s={self.close_s}], '
+                              f'got {self.close_ramp_s}')
         if not 0 <= self.finger_kd_scale <= 1:
             raise ConfigError(f'finger_kd_scale must be in [0, 1], got {self.finger_kd_scale}')
         # Per phase kind (fingers open, closing) every value but the lift target is fixed.
@@ -98,13 +106,17 @@ class PickLiftScript:
             fraction = min(1.0, (time_s - lift_start_s) / self.lift_s)
             lift_m = self.lift_height_m * fraction
         closing = phase != 'approach'
+        grip = 1.0
+        if phase == 'close' and self.close_ramp_s > 0:
+            grip = min(1.0, (time_s - self.approach_s) / self.close_ramp_s)
         key, command = self._last
-        if key == (closing, lift_m):
+        if key == (closing, lift_m, grip):
             # Hold and close repeat one command: the same object lets the backend skip it.
             return command
         # Built from the validated settings above: no need to validate it again.
         table = self._tables[closing].copy()
         table[0, 0] = lift_m
+        table[2, 1:] *= grip
         command = ServoCommand.trusted(table)
-        object.__setattr__(self, '_last', ((closing, lift_m), command))
+        object.__setattr__(self, '_last', ((closing, lift_m, grip), command))
         return command

@@ -25,6 +25,8 @@ PARAMETERS = COMMON + (
     ParamSpec('lift_height', 0.2, 'How far to lift, m.', 0.0, 0.5, read_only=True),
     ParamSpec('approach_duration', 1.0, 'Approach phase, s.', 0.01, 60.0, read_only=True),
     ParamSpec('close_duration', 1.0, 'Close phase, s.', 0.01, 60.0, read_only=True),
+    ParamSpec('close_ramp', 0.5, 'Time for the grip force to rise from 0 at the start of the '
+              'close, s (at most close_duration).', 0.0, 60.0, read_only=True),
     ParamSpec('lift_duration', 1.5, 'Lift phase, s.', 0.01, 60.0, read_only=True),
 )
 
@@ -40,7 +42,7 @@ class GraspControllerNode(Node):
     """Send the scripted pick of ``PickLiftScript`` as full servo commands.
 
     Parameters: rate, autostart, grip_force, approach_height, lift_height,
-    approach_duration, close_duration, lift_duration, qos.*.
+    approach_duration, close_duration, close_ramp, lift_duration, qos.*.
     Publishes: ``servo_commands/full`` (Float64MultiArray), ``/diagnostics`` (phase, 1 Hz
     and at each phase change).
     Services: ``~/start`` (Trigger): restart the script from the approach.
@@ -53,7 +55,8 @@ class GraspControllerNode(Node):
         self.script = PickLiftScript(
             approach_height_m=p['approach_height'], lift_height_m=p['lift_height'],
             grip_force_n=p['grip_force'], approach_s=p['approach_duration'],
-            close_s=p['close_duration'], lift_s=p['lift_duration'])
+            close_s=p['close_duration'], close_ramp_s=p['close_ramp'],
+            lift_s=p['lift_duration'])
         self.start_s: float | None = None
         self._published_phase = ''
         self.command_pub = self.create_publisher(
