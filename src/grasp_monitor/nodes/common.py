@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import signal
 import sys
 from typing import Callable, TypeVar
 
@@ -62,6 +63,10 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         0, or 2 after a configuration error or arguments rcl cannot read (the reason
         on stderr).
     """
+    # rclpy's own handler shuts the context down, which ends the spin; Python's
+    # KeyboardInterrupt, raised wherever the interpreter is at the time (a finalizer, a
+    # message being converted), would only add tracebacks to a clean exit.
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
     try:
         rclpy.init(args=args)
     except RCLError as error:  # e.g. a params file that does not parse
