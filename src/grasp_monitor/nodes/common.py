@@ -87,11 +87,9 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         return 2
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except RuntimeError as error:  # RCLError, or pybind's failure to take a message
-        # A signal's shutdown raced the executor: the context is shut, or the interrupt
-        # came while take_message built the message, which pybind reports as this error.
-        if rclpy.ok() and 'Unable to convert call argument' not in str(error):
-            raise  # a real failure
+    except RCLError:
+        if rclpy.ok():
+            raise  # a real failure; otherwise a signal's shutdown raced the executor
     finally:
         for node in reversed(nodes):
             node.destroy_node()
