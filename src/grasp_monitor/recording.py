@@ -16,11 +16,10 @@ import os
 from pathlib import Path
 import struct
 import sys
-import threading
-import time
 from typing import Callable, Iterable, Iterator
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.pacing import Pacer
 from mcap.exceptions import InvalidMagic, McapError
 from mcap.reader import make_reader
 from mcap.records import Channel, Message
@@ -514,23 +513,17 @@ class Player:
         self.clock_ns: int | None = None
         self.state = 'playing'
         self._pause_at_ns: int | None = None
-        self._paused = threading.Event()
-        self._stop = threading.Event()
-        self._rebase = True
+        self.pacer = Pacer(config.rate, unit_s=1e-9)
         self.late = 0
 
     @property
     def paused(self) -> bool:
         """Whether playback is suspended."""
-        return self._paused.is_set()
+        return self.pacer.paused
 
     def set_paused(self, paused: bool) -> None:
         """Suspend or resume playback."""
-        if paused:
-            self._paused.set()
-        else:
-            self._rebase = True
-            self._paused.clear()
+        self.pacer.set_paused(paused)
 
     def pause_at(self, log_time_ns: int | None) -> None:
         """Pause before the first message logged after ``log_time_ns`` (None: never)."""
@@ -538,33 +531,31 @@ class Player:
 
     def stop(self) -> None:
         """Make ``run`` return after the current message."""
-        self._stop.set()
+        self.pacer.stop()
 
     def _wait(self, log_time_ns: int) -> bool:
         """Wait until a message is due or playback pauses/stops; True when it is due."""
-        while not self._stop.is_set():
+        pacer = self.pacer
+        while not pacer.stopped:
             pause_at = self._pause_at_ns
             if pause_at is not None and log_time_ns > pause_at:
                 self._pause_at_ns = None
                 self.set_paused(True)
-            if self._paused.is_set():
+            if pacer.paused:
                 self.state = 'paused'
-                self._stop.wait(0.01)
+                pacer.sleep(0.01)
                 continue
             self.state = 'playing'
-            if self.config.rate == 0:
+            if pacer.rate == 0:
                 return True
-            if self._rebase:
-                self._wall0, self._log0, self._rebase = time.monotonic(), log_time_ns, False
-            delay = self._wall0 + (log_time_ns - self._log0) * 1e-9 / self.config.rate \
-                - time.monotonic()
+            delay = pacer.delay_s(log_time_ns)
             if delay < -MAX_LAG_S:  # late: slow down rather than bunch messages up
-                self._rebase = True
+                pacer.rebase()
                 self.late += 1
                 continue
             if delay <= 0:
                 return True
-            self._stop.wait(min(delay, 0.01))
+            pacer.sleep(min(delay, 0.01))
         return False
 
     def _play_once(self) -> bool:
@@ -591,6 +582,6 @@ class Player:
 
     def run(self) -> None:
         """Play until the end (again and again with ``loop``) or ``stop()``."""
-        while self._play_once() and self.config.loop and not self._stop.is_set():
-            self._rebase = True
-        self.state = 'stopped' if self._stop.is_set() else 'done'
+        while self._play_once() and self.config.loop and not self.pacer.stopped:
+            self.pacer.rebase()
+        self.state = 'stopped' if self.pacer.stopped else 'done'

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import threading
-import time
 from typing import Callable
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.pacing import Pacer
 from grasp_monitor.sim.backend import Simulator
 
 
@@ -66,30 +66,22 @@ class SimRunner:
         self.steps_per_tick = config.steps_per_tick(sim.timestep_s)
         self.lock = threading.RLock()
         self.ticks = 0
-        self._paused = threading.Event()
-        self._stop = threading.Event()
-        self._rebase = True
-        self._wall0 = 0.0
-        self._sim0 = 0.0
+        self.pacer = Pacer(config.real_time_factor)
 
     @property
     def paused(self) -> bool:
         """Whether stepping is suspended."""
-        return self._paused.is_set()
+        return self.pacer.paused
 
     def set_paused(self, paused: bool) -> None:
         """Suspend or resume stepping; pacing restarts from now on resume."""
-        if paused:
-            self._paused.set()
-        else:
-            self._rebase = True
-            self._paused.clear()
+        self.pacer.set_paused(paused)
 
     def reset(self) -> None:
         """Reset the simulation; pacing restarts from now."""
         with self.lock:
             self.sim.reset()
-            self._rebase = True
+            self.pacer.rebase()
 
     def add_tick_callback(self, callback: Callable[[Simulator], None]) -> None:
         """Call ``callback(sim)`` after every tick from now on."""
@@ -104,7 +96,7 @@ class SimRunner:
 
     def stop(self) -> None:
         """Make ``run`` return after the current tick."""
-        self._stop.set()
+        self.pacer.stop()
 
     def tick(self) -> bool:
         """One tick: step and call back. Returns False when the simulation diverged."""
@@ -114,7 +106,7 @@ class SimRunner:
             if self.sim.time_s < before_s:
                 # MuJoCo reset an unstable state to time 0: pace from here, or the
                 # runner would race flat out to catch up with the old time
-                self._rebase = True
+                self.pacer.rebase()
             self.ticks += 1
             if self.on_tick is not None:
                 self.on_tick(self.sim)
@@ -124,23 +116,20 @@ class SimRunner:
 
     def run(self, duration_s: float | None = None) -> None:
         """Tick until ``stop()``, or until ``duration_s`` of simulated time has passed."""
-        rtf = self.config.real_time_factor
+        pacer = self.pacer
         end_s = None if duration_s is None else self.sim.time_s + duration_s
         tick_s = self.steps_per_tick * self.sim.timestep_s
-        while not self._stop.is_set():
-            if self._paused.is_set():
-                self._stop.wait(0.01)
+        while not pacer.stopped:
+            if pacer.paused:
+                pacer.sleep(0.01)
                 continue
             if end_s is not None and self.sim.time_s >= end_s - 0.5 * self.sim.timestep_s:
                 return
-            if rtf > 0:
-                if self._rebase:
-                    self._wall0, self._sim0, self._rebase = (
-                        time.monotonic(), self.sim.time_s, False)
-                due = self._wall0 + (self.sim.time_s + tick_s - self._sim0) / rtf
-                delay = due - time.monotonic()
+            if pacer.rate > 0:
+                # wait until the wall clock reaches the time this tick ends at
+                delay = pacer.delay_s(self.sim.time_s + tick_s, origin=self.sim.time_s)
                 if delay > 0:
-                    self._stop.wait(delay)
-                    if self._stop.is_set() or self._paused.is_set():
+                    pacer.sleep(delay)
+                    if pacer.stopped or pacer.paused:
                         continue
             self.tick()
