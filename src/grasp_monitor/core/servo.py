@@ -284,8 +284,6 @@ class ServoBank:
     watchdog_trips: int = field(init=False, default=0)
     watchdog_tripped: bool = field(init=False, default=False)
     torque: np.ndarray = field(init=False)
-    temperature_c: np.ndarray = field(init=False)
-    voltage_v: float = field(init=False)
 
     def __post_init__(self) -> None:
         self.reset()
@@ -299,8 +297,11 @@ class ServoBank:
         self.last_command_time_s = None
         self.watchdog_tripped = False
         self.torque = np.zeros(n)
-        self.temperature_c = np.full(n, self.config.ambient_temperature_c)
-        self.voltage_v = self.config.supply_voltage_v
+        self._rise_c = np.zeros(n)  # over ambient
+        self._velocity = np.zeros(n)
+        self._heat = np.empty(n)
+        self._filter_dt_s = math.nan
+        self._filter = (0.0, 0.0)
 
     def set_command(self, command: ServoCommand, time_s: float) -> None:
         """Accept a validated command at ``time_s`` and feed the watchdog."""
@@ -338,22 +339,52 @@ class ServoBank:
         return self.torque
 
     def set_torque(self, torque: npt.ArrayLike) -> None:
-        """Record the torque a backend applied itself (for telemetry)."""
-        self.torque = np.array(torque, float)
+        """Record the torque a backend applied itself (for telemetry).
+
+        A float64 array is kept as given, not copied: a simulator passes a view
+        of its applied forces once and every step updates it in place.
+        """
+        self.torque = torque if isinstance(torque, np.ndarray) and (
+            torque.dtype == np.float64) else np.array(torque, float)
 
     def update_telemetry(self, velocity: npt.ArrayLike, dt_s: float) -> None:
-        """Advance the thermal model and bus voltage by ``dt_s`` with the current torque."""
+        """Advance the thermal model by ``dt_s`` with the current torque.
+
+        The bus voltage is instantaneous: ``voltage_v`` computes it from the
+        current torque and this ``velocity`` when read. A simulator calls this
+        every physics step, so the step costs four in-place operations.
+        """
+        if dt_s != self._filter_dt_s:
+            cfg = self.config
+            alpha = 1.0 - math.exp(-dt_s / cfg.thermal_time_constant_s)
+            self._filter = (1.0 - alpha,
+                            alpha * cfg.thermal_resistance_k_per_w * cfg.copper_loss_w_per_nm2)
+            self._filter_dt_s = dt_s
+        keep, heat_per_nm2 = self._filter
+        # The rise over ambient: rise += alpha * (R * loss - rise).
+        heat = np.multiply(self.torque, self.torque, out=self._heat)
+        heat *= heat_per_nm2
+        self._rise_c *= keep
+        self._rise_c += heat
+        self._velocity = velocity
+
+    @property
+    def temperature_c(self) -> np.ndarray:
+        """Winding temperatures, °C (a new array)."""
+        return self._rise_c + self.config.ambient_temperature_c
+
+    @property
+    def voltage_v(self) -> float:
+        """Bus voltage, V: the supply sagging with the current drawn now."""
         cfg = self.config
-        loss_w = cfg.copper_loss_w_per_nm2 * self.torque ** 2
-        target_c = cfg.ambient_temperature_c + cfg.thermal_resistance_k_per_w * loss_w
-        alpha = 1.0 - math.exp(-dt_s / cfg.thermal_time_constant_s)
-        self.temperature_c = self.temperature_c + alpha * (target_c - self.temperature_c)
-        mechanical_w = np.abs(self.torque * np.asarray(velocity, float))
-        current_a = (mechanical_w.sum() + loss_w.sum()) / cfg.supply_voltage_v
-        self.voltage_v = cfg.supply_voltage_v - cfg.supply_resistance_ohm * current_a
+        torque = self.torque
+        loss_w = cfg.copper_loss_w_per_nm2 * float(torque @ torque)
+        mechanical_w = float(np.abs(torque * np.asarray(self._velocity, float)).sum())
+        return cfg.supply_voltage_v - cfg.supply_resistance_ohm * (
+            (mechanical_w + loss_w) / cfg.supply_voltage_v)
 
     def observe(self, position: npt.ArrayLike, velocity: npt.ArrayLike) -> ServoObservation:
         """Return the observation of every servo, as copies."""
         return ServoObservation(
             np.array(position, float), np.array(velocity, float), self.torque.copy(),
-            self.temperature_c.copy(), float(self.voltage_v), self.watchdog_tripped)
+            self.temperature_c, float(self.voltage_v), self.watchdog_tripped)

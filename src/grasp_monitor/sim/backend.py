@@ -11,6 +11,7 @@ term), so stepping needs no Python per physics step and can use ``nstep``.
 from __future__ import annotations
 
 import logging
+import math
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.events import ExternalForceTest
@@ -21,9 +22,12 @@ import mujoco
 import numpy as np
 
 _log = logging.getLogger(__name__)
-_INSTABILITY_WARNINGS = [int(mujoco.mjtWarning.mjWARN_BADQPOS),
-                         int(mujoco.mjtWarning.mjWARN_BADQVEL),
-                         int(mujoco.mjtWarning.mjWARN_BADQACC)]
+_BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
+_BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
+_BAD_QACC = int(mujoco.mjtWarning.mjWARN_BADQACC)
+#: What stepping depends on: positions, velocities, warm start, controls, forces; not the
+#: sensors' and actuators' histories (large; only delayed sensors and actuators read them).
+_STATE = int(mujoco.mjtState.mjSTATE_INTEGRATION) & ~int(mujoco.mjtState.mjSTATE_HISTORY)
 
 
 def _resolve(model: mujoco.MjModel, kind: mujoco.mjtObj, names: tuple[str, ...],
@@ -45,6 +49,13 @@ def _resolve(model: mujoco.MjModel, kind: mujoco.mjtObj, names: tuple[str, ...],
     return np.array(ids, dtype=np.int64)
 
 
+def _view(values: np.ndarray, ids: np.ndarray) -> np.ndarray | None:
+    """``values[ids]`` as a view (it follows every step) when the ids run in order."""
+    if ids.size and np.array_equal(ids, np.arange(ids[0], ids[0] + ids.size)):
+        return values[ids[0]:ids[0] + ids.size]
+    return None
+
+
 class Simulator:
     """Steps a scene with its servos and hands out copies of its state.
 
@@ -64,6 +75,9 @@ class Simulator:
         except ValueError as error:
             raise ConfigError(f'scenario {scene.name} does not compile: {error}') from None
         self.data = mujoco.MjData(self.model)
+        # Views into MjData that step reads every physics step.
+        self._warning_counts = self.data.warning.number
+        self._qvel = self.data.qvel
         model = self.model
         joint_ids = _resolve(model, mujoco.mjtObj.mjOBJ_JOINT, scene.joints, 'joint')
         self._qpos_adr = model.jnt_qposadr[joint_ids].copy()
@@ -79,6 +93,8 @@ class Simulator:
         self.servos = ServoBank(ServoConfig(
             scene.joints, scene.kp, scene.kd, scene.maximum_torque,
             command_timeout_s=command_timeout_s))
+        self._servo_force = _view(self.data.actuator_force, self._actuator_ids)
+        self._servo_velocity = _view(self.data.qvel, self._dof_adr)
         # Every actuator of a joint becomes the servo law (affine bias, force-limited).
         model.actuator_gaintype[self._actuator_ids] = mujoco.mjtGain.mjGAIN_FIXED
         model.actuator_gainprm[self._actuator_ids, :] = 0.0
@@ -184,22 +200,64 @@ class Simulator:
         The watchdog and the scene's own drive are evaluated once per call, so
         call it at the control rate. Returns False (and sets ``diverged``) when
         the state became non-finite or MuJoCo had to reset an unstable state.
+
+        Raises:
+            ConfigError: if ``nstep`` < 1.
         """
+        if nstep < 1:
+            raise ConfigError(f'nstep must be >= 1, got {nstep}')
+        # Often called every 1 ms step (the runner at 1 kHz, the arm's benchmark):
+        # each numpy call here costs about 1 us, a tenth of a small scene's
+        # physics, hence the views made once in __init__.
         self.apply_control()
         warnings_before = self._instability_warnings()
-        previous_time = self.time_s
+        previous_time = self.data.time
         mujoco.mj_step(self.model, self.data, nstep=nstep)
-        self.servos.set_torque(self.data.actuator_force[self._actuator_ids])
-        self.servos.update_telemetry(
-            self.data.qvel[self._dof_adr], self.time_s - previous_time)
-        if self._instability_warnings() > warnings_before or not (
-                np.all(np.isfinite(self.data.qpos)) and np.all(np.isfinite(self.data.qvel))):
-            self.mark_diverged(previous_time)
+        force, velocity = self._servo_force, self._servo_velocity
+        if force is None or velocity is None:
+            force = self.data.actuator_force[self._actuator_ids]
+            velocity = self.data.qvel[self._dof_adr]
+        self.servos.set_torque(force)
+        self.servos.update_telemetry(velocity, self.data.time - previous_time)
+        return self.check_steps(previous_time, warnings_before)
+
+    def check_steps(self, previous_time_s: float, warnings_before: int) -> bool:
+        """Mark the simulation diverged if the steps just taken went wrong.
+
+        For a caller that steps MuJoCo itself: ``previous_time_s`` and
+        ``warnings_before`` (``instability_warnings()``) are read before
+        stepping. Returns False once diverged.
+        """
+        # MuJoCo's reset zeroes its counters before it counts itself (a count can
+        # stay 1) and sends time back to the start. qpos integrates qvel, so a
+        # finite qvel leaves it finite; a NaN or inf makes the dot product so.
+        if (self._instability_warnings() != warnings_before
+                or self.data.time <= previous_time_s
+                or not math.isfinite(np.dot(self._qvel, self._qvel))):
+            self.mark_diverged(previous_time_s)
         return not self.diverged
 
     def _instability_warnings(self) -> int:
         # MuJoCo resets the state itself on a bad qpos, qvel or qacc, and counts it.
-        return int(self.data.warning.number[_INSTABILITY_WARNINGS].sum())
+        counts = self._warning_counts
+        return int(counts[_BAD_QPOS]) + int(counts[_BAD_QVEL]) + int(counts[_BAD_QACC])
+
+    def save_state(self) -> np.ndarray:
+        """Return a copy of MuJoCo's integration state, for ``restore_state``."""
+        state = np.empty(mujoco.mj_stateSize(self.model, _STATE))
+        mujoco.mj_getState(self.model, self.data, state, _STATE)
+        return state
+
+    def restore_state(self, state: np.ndarray) -> None:
+        """Go back to a state from ``save_state`` (no longer diverged); step before reading.
+
+        MuJoCo's stepping is deterministic, so the same steps from there give
+        the same states. Not rewound: the servos' telemetry and the history
+        buffers (MuJoCo files no sample older than its newest one, so the
+        steps taken again add none).
+        """
+        mujoco.mj_setState(self.model, self.data, state, _STATE)
+        self.diverged = False
 
     def check(self) -> None:
         """Raise SimulationError if the simulation diverged."""

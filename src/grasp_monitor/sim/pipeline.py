@@ -268,8 +268,8 @@ class OfflinePipeline:
         dt = sim.timestep_s
         # The state of each row is the one its step started from.
         state_time_s = first_time_s + np.arange(count) * dt
-        if sim.instability_warnings() > warnings_before or not (
-                np.isfinite(record).all() and np.isfinite(data.qpos).all()):
+        if not (sim.check_steps(first_time_s, warnings_before)
+                and np.isfinite(record).all()):
             sim.mark_diverged(first_time_s)
             self.steps += count
             return
