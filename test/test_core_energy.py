@@ -407,3 +407,42 @@ def test_a_long_block_is_evaluated_in_chunks_with_the_same_result():
                                np.concatenate([p.energy_mean_j for p in parts]), rtol=1e-12)
     np.testing.assert_allclose(whole.energy_left_j,
                                np.concatenate([p.energy_left_j for p in parts]), rtol=1e-12)
+
+
+def rotate(q, v):
+    """R(q) v for unit quaternions (..., 4) and vectors (..., 3), by Hamilton products."""
+    pure = np.concatenate([np.zeros(v.shape[:-1] + (1,)), v], axis=-1)
+    return hamilton(hamilton(q, pure), q * [1.0, -1.0, -1.0, -1.0])[..., 1:]
+
+
+@pytest.mark.parametrize('diagonal', [True, False], ids=['principal_moments', 'tensors'])
+def test_a_block_equals_energy_of_the_rigidly_carried_state_built_by_hand(diagonal):
+    rng = np.random.default_rng(21)
+    n, k, dt = 40, 3, 0.002
+    mass = np.array([1.0, 2.5, 0.4])
+    moments = rng.uniform(0.1, 1.0, (k, 3))
+    tilt = unit_quaternions(rng, (k,))
+    inertia = (np.array([np.diag(m) for m in moments]) if diagonal
+               else inertia_in_world(moments, tilt, diagonal=True))
+    objects = [rng.normal(size=(n, k, 3)), unit_quaternions(rng, (n, k)),
+               rng.normal(size=(n, k, 3)), rng.normal(size=(n, k, 3))]
+    grippers = [rng.normal(size=(n, 2, 3)), unit_quaternions(rng, (n, 2)),
+                rng.normal(size=(n, 2, 3)), rng.normal(size=(n, 2, 3))]
+    energy_tracker = EnergyTracker(EnergyTrackerConfig(('a', 'b', 'c'), mass, inertia, dt_s=dt))
+    block = energy_tracker.update_block(dt * np.arange(1, n + 1), *objects, *grippers)
+    position, quaternion, linear, angular = (a[:, None] for a in objects)  # (n, 1, k, .)
+    gripper_position, gripper_quaternion, gripper_linear, gripper_angular = (
+        a[:, :, None] for a in grippers)  # (n, 2, 1, .)
+    # T_gripper_object at the first sample, then carried rigidly by each gripper.
+    conjugate = gripper_quaternion[0] * [1.0, -1.0, -1.0, -1.0]
+    offset = rotate(conjugate, position[0] - gripper_position[0])
+    relative = hamilton(conjugate, quaternion[0])
+    lever = rotate(gripper_quaternion, offset)
+    expected = energy(
+        mass * np.ones((n, 2, k)), inertia_in_world(inertia, quaternion), dt,
+        (position, quaternion), (gripper_position + lever, hamilton(gripper_quaternion, relative)),
+        linear, gripper_linear + np.cross(gripper_angular, lever),
+        angular, gripper_angular * np.ones((n, 2, k, 3)))  # (n, 2, k)
+    np.testing.assert_allclose(block.energy_left_j, expected[:, 0], rtol=1e-9)
+    np.testing.assert_allclose(block.energy_right_j, expected[:, 1], rtol=1e-9)
+    np.testing.assert_allclose(block.energy_mean_j, expected.mean(axis=1), rtol=1e-9)

@@ -41,7 +41,7 @@ import numpy.typing as npt
 #: The reference's failure threshold, J.
 DEFAULT_THRESHOLD_J = 1e7
 #: ``update_block`` evaluates at most this many samples x objects at a time.
-CHUNK_ELEMENTS = 2048
+CHUNK_ELEMENTS = 16384
 
 
 def _with_trailing(value: npt.ArrayLike, trailing: tuple[int, ...], name: str) -> np.ndarray:
@@ -425,27 +425,30 @@ class EnergyBlock:
 
 
 class _Workspace:
-    """Buffers for blocks of N samples of K objects, reused from block to block.
+    """Buffers for chunks of N samples of K objects, reused from chunk to chunk.
 
-    Allocating the (…, 2, N, K) temporaries afresh for every block costs more
-    than the arithmetic on them (the memory comes back from the system page by
-    page), so the tracker keeps one set, sized for the last block.
+    Allocating the temporaries afresh costs more than the arithmetic on them
+    (large ones come back from the system page by page), so the tracker keeps
+    one set per chunk length. Samples are the last axis everywhere: every
+    operation runs along rows of N.
     """
 
     def __init__(self, n: int, k: int) -> None:
-        self.shape = (n, k)
-        self.gripper_squares = np.empty((2, n, 16))
-        self.lever = np.empty((3, 2, n, k))
-        self.linear = np.empty((3, 2, n, k))
-        self.slab = np.empty((3, 2, n, k))
-        self.angular = np.empty((3, 2, n, k))
-        self.object_vectors = np.empty((n, k, 3))
-        self.quaternion = np.empty((4, n, k))
-        self.parts = np.empty((4, 4, 2, n, k))
-        self.error = np.empty((4, 2, n, k))
-        self.scale = np.empty((2, n, k))
-        self.squares = np.empty((16, n * k))
-        self.rotation = np.empty((9, n * k))
+        self.gripper_quaternion = np.empty((2, 4, n))
+        self.gripper_squares = np.empty((2, 4, 4, n))
+        self.gripper_vectors = np.empty((2, 3, n))
+        self.spin = np.empty((2, 3, n))
+        self.lever = np.empty((2, 3, k, n))
+        self.linear = np.empty((2, 3, k, n))
+        self.slab = np.empty((2, 3, k, n))
+        self.object_vectors = np.empty((3, k, n))
+        self.quaternion = np.empty((4, k, n))
+        self.parts = np.empty((2, 16 * k, n))
+        self.error = np.empty((2, 4, k, n))
+        self.scale = np.empty((2, k, n))
+        self.squares = np.empty((4, 4, k, n))
+        self.rotation = np.empty((9, k * n))
+        self.angular = np.empty((2, 3, k, n))
 
 
 class EnergyTracker:
@@ -479,14 +482,15 @@ class EnergyTracker:
         self._objects = np.arange(k)
         self._history_time_s = np.empty(config.initial_capacity)
         self._history_energy_j = np.empty((config.initial_capacity, k))
-        # Inertia in object axes, object last, to broadcast over (3, 2, N, K) slabs:
-        # the principal moments (3, 1, 1, K) when every tensor is diagonal (MuJoCo's
-        # body_inertia), else the tensors (3, 3, 1, 1, K).
+        # Inertia in object axes, object last: the principal moments (3, K) when
+        # every tensor is diagonal (MuJoCo's body_inertia), else the tensors (3, 3, K).
         inertia = config.inertia_in_body_kg_m2
         if np.all(inertia[:, [0, 0, 1], [1, 2, 2]] == 0.0):
-            self._inertia_in_body = np.diagonal(inertia, axis1=1, axis2=2).T[:, None, None]
+            self._inertia_in_body = np.ascontiguousarray(
+                np.diagonal(inertia, axis1=1, axis2=2).T)
         else:
-            self._inertia_in_body = inertia.transpose(1, 2, 0)[:, :, None, None]
+            self._inertia_in_body = np.ascontiguousarray(inertia.transpose(1, 2, 0))
+        self._mass_column = np.asarray(config.mass_kg, float)[:, None]
         # One set of buffers per chunk length (a block's chunks and its remainder).
         self._work: dict[int, _Workspace] = {}
         self.reset()
@@ -568,20 +572,24 @@ class EnergyTracker:
         ``R(q_g) p_gk``, quadratic in q_g, and the rotation still to go,
         ``conj(q_k) ⊗ q_g ⊗ q_gk``, is bilinear in q_k and q_g. Their
         coefficients are fixed for the trial, so they are folded once into
-        ``_lever_form`` (3, 2, 16, K) and ``_error_form`` (4, 4, 2, 4, K), and
-        a block of samples costs two matrix products and elementwise work.
+        ``_lever_form`` (2, 3K, 16) and ``_error_form`` (2, 16K, 4), per gripper
+        matrices, and a block of samples costs four matrix products and
+        elementwise work.
         """
         gripper_to_world = _rotation_matrix(quaternion_gripper)  # (2, 3, 3)
         offset_in_world = position_object[None] - position_gripper[:, None]  # (2, K, 3)
         position_in_gripper = np.einsum('gji,gkj->gki', gripper_to_world, offset_in_world)
         quaternion_in_gripper = quat_multiply(
             quat_conjugate(quaternion_gripper)[:, None], quaternion_object[None])
-        # lever[c] = Σ_x (q_g q_g)_x _lever_form[c, g, x]: R(q_g) p_gk, component c.
-        self._lever_form = np.einsum('xcj,gkj->cgxk', _ROTATION.reshape(16, 3, 3),
-                                     position_in_gripper)
-        # q*_j = Σ_a q_g,a desired[a, j]; error_i = Σ_b q_k,b Σ_a q_g,a _error_form[b, i, g, a].
+        k = position_object.shape[0]
+        # R(q_g) p_gk, component c: Σ_x (q_g q_g)_x _lever_form[g, (c, k), x].
+        self._lever_form = np.einsum('xcj,gkj->gckx', _ROTATION.reshape(16, 3, 3),
+                                     position_in_gripper).reshape(2, 3 * k, 16)
+        # q*_j = Σ_a q_g,a desired[a, j]; conj(q_k) ⊗ q*, component i:
+        # Σ_b q_k,b parts[b, i], parts = Σ_a _error_form[g, (b, i, k), a] q_g,a.
         desired = np.einsum('acj,gkc->ajgk', _PRODUCT, quaternion_in_gripper)
-        self._error_form = np.einsum('bji,ajgk->bigak', _CONJUGATE_PRODUCT, desired)
+        self._error_form = np.einsum('bji,ajgk->gbika', _CONJUGATE_PRODUCT,
+                                     desired).reshape(2, 16 * k, 4)
         self._position_object_in_gripper = position_in_gripper
         self._quaternion_object_in_gripper = quaternion_in_gripper
 
@@ -729,8 +737,8 @@ class EnergyTracker:
                         position_gripper[0], quaternion_gripper[0])
         inputs = (position_object, quaternion_object, linvel_object, angvel_object,
                   position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper)
-        # Chunks whose temporaries stay in cache: one pass over 1000 samples of 11
-        # objects costs three times as much per sample as four passes over 250.
+        # Chunks bound the buffers (about 100 doubles per sample and object) while
+        # keeping rows long: per sample, longer rows cost less.
         chunk = max(CHUNK_ELEMENTS // self._objects.size, 1)
         if times.size <= chunk:
             energy = self._energy_per_gripper(dt, *inputs)
@@ -757,8 +765,8 @@ class EnergyTracker:
         """Return the energies (2, N, K) of N samples ``dt`` (N,) apart: ``energy`` rearranged.
 
         Algebraically the same as ``energy`` with the desired state of each
-        gripper, arranged for few numpy calls on contiguous (2, N, K) slabs
-        (component first) in preallocated buffers:
+        gripper, arranged for few numpy calls along rows of N samples, in
+        preallocated buffers:
 
         * the linear term uses ``v dt = (x* + v* dt) - (x + v dt)``, with
           ``x* = x_g + R(q_g) p`` and ``v* = v_g + ω_g × R(q_g) p``;
@@ -774,64 +782,66 @@ class EnergyTracker:
             if len(self._work) >= 4:  # a caller whose block sizes keep changing
                 self._work.clear()
             work = self._work[n] = _Workspace(n, k)
-        dt_column = dt[:, None]
         dt_3 = dt[:, None, None]
-        # Linear error times dt, (3, 2, N, K), m; gripper arrays become (3, 2, N).
-        gripper_quaternion = quaternion_gripper.swapaxes(0, 1)  # (2, N, 4)
-        # q_a q_b, a row of products at a time: long inner loops instead of 4 x 4 ones.
-        components = np.ascontiguousarray(gripper_quaternion.transpose(2, 0, 1))  # (4, 2, N)
-        squares = work.gripper_squares.reshape(2, n, 4, 4)
-        for a in range(4):
-            np.multiply(components[a], components, out=squares[:, :, a].transpose(2, 0, 1))
-        lever = np.matmul(work.gripper_squares, self._lever_form, out=work.lever)  # R(q_g) p
-        linear = np.add(lever, (position_gripper + dt_3 * linvel_gripper).T[..., None],
-                        out=work.linear)
-        # ω_g dt × lever, component by component (a fifth of the cost of contracting with
-        # the Levi-Civita tensor on these short axes).
-        spin = (dt_3 * angvel_gripper).T[..., None]  # (3, 2, N, 1)
-        cross = work.slab
+        # Components first, samples last: gripper arrays (2, c, N), object arrays (c, K, N).
+        gripper_quaternion = work.gripper_quaternion
+        np.copyto(gripper_quaternion, quaternion_gripper.transpose(1, 2, 0))
+        quaternion = work.quaternion
+        np.copyto(quaternion, quaternion_object.transpose(2, 1, 0))
+        # Linear error times dt, (2, 3, K, N), m.
+        np.multiply(gripper_quaternion[:, :, None], gripper_quaternion[:, None],
+                    out=work.gripper_squares)
+        lever = work.lever  # R(q_g) p
+        np.matmul(self._lever_form, work.gripper_squares.reshape(2, 16, n),
+                  out=lever.reshape(2, 3 * k, n))
+        ahead = work.gripper_vectors  # x_g + v_g dt
+        np.multiply(dt_3, linvel_gripper, out=ahead.transpose(2, 0, 1))
+        ahead += position_gripper.transpose(1, 2, 0)
+        linear = np.add(lever, ahead[:, :, None], out=work.linear)
+        # ω_g dt × lever, component by component.
+        spin = work.spin
+        np.multiply(dt_3, angvel_gripper, out=spin.transpose(2, 0, 1))
+        term = work.slab[:, 0]
         for i, (a, b) in enumerate(((1, 2), (2, 0), (0, 1))):
-            np.multiply(spin[a], lever[b], out=cross[i])
-            cross[i] -= spin[b] * lever[a]
-        linear += cross
-        carried = np.multiply(dt_3, linvel_object, out=work.object_vectors)
-        carried += position_object
-        linear -= carried.transpose(2, 0, 1)[:, None]
-        energy = np.einsum('cgnk,cgnk->gnk', linear, linear)  # (2, N, K), m²
-        # Rotation still to go in object axes, conj(q) ⊗ q*, (4, 2, N, K).
-        quaternion = work.quaternion  # (4, N, K)
-        np.copyto(quaternion, quaternion_object.transpose(2, 0, 1))
-        parts = np.matmul(gripper_quaternion, self._error_form, out=work.parts)
-        error = np.einsum('bnk,bignk->ignk', quaternion, parts, out=work.error)
+            np.multiply(spin[:, a, None], lever[:, b], out=term)
+            linear[:, i] += term
+            np.multiply(spin[:, b, None], lever[:, a], out=term)
+            linear[:, i] -= term
+        carried = work.object_vectors  # x + v dt
+        np.multiply(dt_3, linvel_object, out=carried.transpose(2, 1, 0))
+        carried += position_object.transpose(2, 1, 0)
+        linear -= carried
+        energy = np.einsum('gckn,gckn->gkn', linear, linear)  # (2, K, N), m²
+        # Rotation still to go in object axes, conj(q) ⊗ q*, (2, 4, K, N).
+        parts = np.matmul(self._error_form, gripper_quaternion, out=work.parts)
+        error = np.einsum('bkn,gbikn->gikn', quaternion, parts.reshape(2, 4, 4, k, n),
+                          out=work.error)
         # The nearer sign of q*: conj(q) ⊗ q* has w = q*·q.
         scale = work.scale
         scale.fill(2.0)
-        np.negative(scale, out=scale, where=error[0] < 0.0)
-        scale /= dt_column
-        # Rᵀ (ω_g - ω) + 2 vec(conj(q) ⊗ q*) / dt, (3, 2, N, K), rad/s.
-        np.multiply(quaternion[:, None], quaternion[None],
-                    out=work.squares.reshape(4, 4, n, k))
-        rotation = np.matmul(_ROTATION_ROWS, work.squares, out=work.rotation)  # R(q)_ij
-        spin_error = np.subtract(angvel_gripper.T[..., None],
-                                 angvel_object.transpose(2, 0, 1)[:, None], out=work.slab)
-        angular = np.einsum('ijnk,ignk->jgnk', rotation.reshape(3, 3, n, k), spin_error,
-                            out=work.angular)
-        vector = error[1:]
-        vector *= scale
+        np.negative(scale, out=scale, where=error[:, 0] < 0.0)
+        scale /= dt
+        # Rᵀ (ω_g - ω) + 2 vec(conj(q) ⊗ q*) / dt, (2, 3, K, N), rad/s.
+        np.multiply(quaternion[:, None], quaternion[None], out=work.squares)
+        rotation = np.matmul(_ROTATION_ROWS, work.squares.reshape(16, k * n),
+                             out=work.rotation).reshape(3, 3, k, n)  # R(q)_ij
+        spin_error = np.subtract(angvel_gripper.transpose(1, 2, 0)[:, :, None],
+                                 angvel_object.transpose(2, 1, 0), out=work.slab)
+        angular = np.einsum('ijkn,gikn->gjkn', rotation, spin_error, out=work.angular)
+        vector = error[:, 1:]
+        vector *= scale[:, None]
         angular += vector
         inertia = self._inertia_in_body
-        if inertia.ndim == 4:  # principal moments (3, 1, 1, K)
-            angular_term = np.einsum('jgnk,jgnk,jgnk->gnk', angular, angular,
-                                     np.broadcast_to(inertia, angular.shape))
-        else:  # tensors (3, 3, 1, 1, K)
-            torque = np.einsum('ijgnk,jgnk->ignk', np.broadcast_to(
-                inertia, (3,) + angular.shape), angular, out=work.slab)
-            angular_term = np.einsum('ignk,ignk->gnk', angular, torque)
-        energy *= self.config.mass_kg
-        energy /= dt_column * dt_column
+        if inertia.ndim == 2:  # principal moments (3, K)
+            angular_term = np.einsum('gjkn,gjkn,jk->gkn', angular, angular, inertia)
+        else:  # tensors (3, 3, K)
+            torque = np.einsum('ijk,gjkn->gikn', inertia, angular, out=work.slab)
+            angular_term = np.einsum('gikn,gikn->gkn', angular, torque)
+        energy *= self._mass_column
+        energy /= dt * dt
         energy += angular_term
         energy *= 0.5
-        return energy
+        return energy.transpose(0, 2, 1)
 
     def _record(self, times: np.ndarray, mean_j: np.ndarray, failed: np.ndarray) -> None:
         """Append to the history and update peaks, failure and the last time."""
