@@ -6,10 +6,12 @@ For each benchmark scene, seconds per physics step of:
 
 * raw: ``mujoco.mj_step(model, data, nstep)`` on the scene (no sensors, the
   controls of t = 0 held: the arm then leaves its trajectory; a floor only);
-* scenario: ``Simulator.step(1)`` every step, the scene's drive applied, as a
-  benchmark run steps it, without the metric;
-* benchmark: ``sim.benchmark.run_case``, the real run: frame sensors, a row of
-  ``sensordata`` copied every step, ``EnergyTracker.update_block`` every 1 s;
+* scenario: ``Simulator.step`` under the scene's drive, as a benchmark run
+  steps it (as many steps per call as the drive's command holds: a block for
+  the multiple block scene, one for the arm), without the metric;
+* benchmark: ``sim.benchmark.run_case``, the real run: frame sensors that keep
+  their samples in MuJoCo's history buffer, read and scored with
+  ``EnergyTracker.update_block`` every 1 s;
 * per-step tracker: ``Simulator.step(1)``, ``body_arrays()`` and
   ``EnergyTracker.update_arrays`` every step (the way to avoid).
 
@@ -18,10 +20,10 @@ default) times CPU time of this process, ``--clock wall`` wall time: on a machin
 with other jobs, wall time also counts the time the scheduler gives to others, which falls
 unevenly on the variants (``--clock both`` prints both, with the involuntary context
 switches per 1000 steps of the scenario and the benchmark, the measure of that). Its parts are
-timed apart too: the sensors (raw ``mj_step`` with and without them), the row
-copy, and ``update_block`` per sample on recorded rows. Timings are the best
-of interleaved repetitions, so load from other processes on a shared machine
-inflates them as little as possible.
+timed apart too: the sensors (raw ``mj_step`` with and without them and their
+history), reading the history, and ``update_block`` per sample on read samples.
+Timings are the best of interleaved repetitions, so load from other processes on
+a shared machine inflates them as little as possible.
 """
 
 import argparse
@@ -44,7 +46,7 @@ except ImportError:  # a checkout that is not installed: use its src/
 from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig  # noqa: E402, I100
 from grasp_monitor.sim.backend import Simulator  # noqa: E402
 from grasp_monitor.sim.benchmark import (  # noqa: E402
-    BenchmarkCase, MUJOCO_DEFAULTS, run_case, split_frame_sensors)
+    BenchmarkCase, FrameHistory, MUJOCO_DEFAULTS, run_case, steps_per_call)
 
 # Settings under which the scenes hold (elliptic cone, noslip): a failed run would stop
 # early and time a falling cube instead of a grasp. 11 cubes fall out after 0.6 s even so:
@@ -78,11 +80,12 @@ def time_raw(case: BenchmarkCase) -> float:
 
 def time_scenario(case: BenchmarkCase) -> float:
     sim = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
-    step = sim.step
+    step, total = sim.step, steps_of(case)
+    per_call = steps_per_call(sim.scene, sim.timestep_s, case.block_steps)
     start = CLOCK()
-    for _ in range(steps_of(case)):
-        step(1)
-    return (CLOCK() - start) / steps_of(case)
+    for first in range(0, total, per_call):
+        step(min(per_call, total - first))
+    return (CLOCK() - start) / total
 
 
 def time_benchmark(case: BenchmarkCase) -> float:
@@ -112,11 +115,11 @@ def time_per_step_tracker(case: BenchmarkCase) -> float:
 
 
 def tracker_parts(case: BenchmarkCase, repeats: int) -> dict[str, float]:
-    """Return seconds per step of the sensors, the row copy and ``update_block``."""
+    """Return seconds per step of the sensors, reading their history and ``update_block``."""
     with_sensors = Simulator(case.build_scene(), command_timeout_s=0.0)
     without = Simulator(case.build_scene(sensors=False), command_timeout_s=0.0)
-    steps = min(steps_of(case), 500)
-    best = {'raw_without': np.inf, 'raw_with': np.inf, 'copy': np.inf, 'evaluate': np.inf}
+    steps = min(steps_of(case), case.block_steps)
+    best = {'raw_without': np.inf, 'raw_with': np.inf, 'read': np.inf, 'evaluate': np.inf}
     for sim in (with_sensors, without):
         sim.step(1)
     starts = []
@@ -124,10 +127,12 @@ def tracker_parts(case: BenchmarkCase, repeats: int) -> dict[str, float]:
         saved = mujoco.MjData(sim.model)
         mujoco.mj_copyData(saved, sim.model, sim.data)
         starts.append(saved)
-    record = np.empty((steps, with_sensors.model.nsensordata))
-    for row in range(steps):
+    k = len(with_sensors.scene.objects)
+    frames = FrameHistory(with_sensors.model, with_sensors.data.history, k)
+    for _ in range(steps):
         with_sensors.step(1)
-        record[row] = with_sensors.data.sensordata
+    times = (1 + np.arange(steps)) * with_sensors.timestep_s
+    arrays = frames.read(times)
     model = with_sensors.model
     objects = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, b)
                for b in with_sensors.scene.objects]
@@ -135,27 +140,24 @@ def tracker_parts(case: BenchmarkCase, repeats: int) -> dict[str, float]:
         with_sensors.scene.objects, model.body_mass[objects], model.body_inertia[objects],
         gripper_names=with_sensors.scene.pads, dt_s=with_sensors.timestep_s,
         initial_capacity=steps * (repeats + 1))
-    arrays = split_frame_sensors(record, len(objects))
-    sensordata = with_sensors.data.sensordata
     for _ in range(repeats):
+        start = CLOCK()
+        frames.read(times)
+        best['read'] = min(best['read'], (CLOCK() - start) / steps)
         for key, sim, saved in (('raw_with', with_sensors, starts[0]),
                                 ('raw_without', without, starts[1])):
             mujoco.mj_copyData(sim.data, sim.model, saved)
             start = CLOCK()
             mujoco.mj_step(sim.model, sim.data, nstep=steps)
             best[key] = min(best[key], (CLOCK() - start) / steps)
-        start = CLOCK()
-        for row in range(steps):
-            record[row] = sensordata
-        best['copy'] = min(best['copy'], (CLOCK() - start) / steps)
         tracker = EnergyTracker(config)
         tracker.update_block(np.arange(steps) * 1e-3, *arrays)  # start, workspace
-        times = (steps + np.arange(steps)) * 1e-3
+        later = (steps + np.arange(steps)) * 1e-3
         start = CLOCK()
-        tracker.update_block(times, *arrays)
+        tracker.update_block(later, *arrays)
         best['evaluate'] = min(best['evaluate'], (CLOCK() - start) / steps)
     return {'sensors': max(0.0, best['raw_with'] - best['raw_without']),
-            'copy': best['copy'], 'evaluate': best['evaluate']}
+            'read': best['read'], 'evaluate': best['evaluate']}
 
 
 def main() -> None:
@@ -174,7 +176,7 @@ def main() -> None:
     print('### Energy metric in the grasp benchmark (`benchmarks/bench_benchmark.py`)\n')
     print(f'Clock: {args.clock}.\n')
     print('| scene | raw mj_step | scenario step | benchmark step | tracker cost | '
-          'per-step tracker | parts: sensors + row copy + update_block | '
+          'per-step tracker | parts: sensors + history read + update_block | '
           'preemptions / 1000 steps (scenario, benchmark) |')
     print('|---|---|---|---|---|---|---|---|')
     for case in cases(args.seconds):
@@ -197,7 +199,7 @@ def main() -> None:
               f'| {scenario * 1e6:.1f} µs | {best["benchmark"] * 1e6:.1f} µs '
               f'| {100 * (best["benchmark"] / scenario - 1):+.1f} % '
               f'| {per_step * 1e6:.1f} µs ({100 * (per_step / scenario - 1):+.0f} %) '
-              f'| {parts["sensors"] * 1e6:.2f} + {parts["copy"] * 1e6:.2f} + '
+              f'| {parts["sensors"] * 1e6:.2f} + {parts["read"] * 1e6:.2f} + '
               f'{parts["evaluate"] * 1e6:.2f} = {total * 1e6:.2f} µs '
               f'({100 * total / scenario:.1f} %) '
               f'| {preempted["scenario"]:.1f}, {preempted["benchmark"]:.1f} |')

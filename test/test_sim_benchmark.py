@@ -7,9 +7,11 @@ import struct
 
 from grasp_monitor.cli import main
 from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig
+from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.sim.backend import Simulator
+import grasp_monitor.sim.benchmark as benchmark
 from grasp_monitor.sim.benchmark import (
-    BenchmarkCase, CSV_COLUMNS, MUJOCO_DEFAULTS, run_case, split_frame_sensors)
+    BenchmarkCase, CSV_COLUMNS, FrameHistory, MUJOCO_DEFAULTS, run_case, split_frame_sensors)
 import mujoco
 import numpy as np
 import pytest
@@ -113,6 +115,65 @@ def test_a_failed_run_stops_at_the_failing_step_and_reports_it():
     # The energy of a falling cube only grows once it has left the grippers.
     late = run.series_energy_j[run.series_time_s > 0.3]
     assert np.all(np.diff(late) > 0)
+
+
+def test_the_sensors_history_holds_what_a_copy_of_sensordata_per_step_would():
+    case = BenchmarkCase('multi_block', ELLIPTIC, n_cubes=2, block_s=0.05)
+    sim = Simulator(case.build_scene(), command_timeout_s=0.0)
+    frames = FrameHistory(sim.model, sim.data.history, 2)
+    assert frames.nsample == 50
+    copies = []
+    for _ in range(120):  # more than the buffer keeps: it wraps around
+        sim.step(1)
+        copies.append(sim.data.sensordata[-13 * 4:].copy())
+    times = np.arange(120) * sim.timestep_s
+    for last in (50, 7, 1):
+        expected = split_frame_sensors(np.array(copies[-last:]), 2)
+        for got, want in zip(frames.read(times[-last:]), expected, strict=True):
+            np.testing.assert_array_equal(got, want)
+    # Samples no longer kept, or never taken, are refused, not invented.
+    for missing in (times[-51:], times[:3], times[-3:] + 1.0, times[:0]):
+        with pytest.raises(SimulationError, match='hold no samples of t = '):
+            frames.read(missing)
+    plain = Simulator(BenchmarkCase('multi_block', ELLIPTIC).build_scene(sensors=False))
+    with pytest.raises(ConfigError, match='nsample > 0'):
+        FrameHistory(plain.model, plain.data.history, 1)
+
+
+@pytest.mark.parametrize('per_call', [500, 100, 1])
+def test_a_diverged_run_fails_at_the_step_and_keeps_the_samples_before_it(
+        monkeypatch, per_call):
+    case = BenchmarkCase('multi_block', ELLIPTIC, n_cubes=1, duration_s=1.0, block_s=0.5)
+    kick_s = 0.721
+
+    class Kicked(Simulator):
+        """The real simulator, with a force no solver survives from ``kick_s`` on."""
+
+        def step(self, nstep=1):
+            before = round((kick_s - self.time_s) / self.timestep_s)
+            if 0 < before < nstep:  # a call of many steps: the force comes in its middle
+                return super().step(before) and self.step(nstep - before)
+            if self.time_s >= kick_s - 1e-9:
+                self.set_external_force(self.scene.objects[0], np.array([0.0, 0.0, 1e15]))
+            return super().step(nstep)
+
+    calm = run_case(case)
+    # The constant squeeze is stepped a block (500 steps) per call: the divergence is found
+    # in the call from 0.5 s, then dated by taking those steps one at a time. With 100 per
+    # call, the steps from 0.5 to 0.7 s come from the history and the rest are taken again.
+    assert benchmark.steps_per_call(case.build_scene(), 1e-3, 500) == 500
+    monkeypatch.setattr(benchmark, 'steps_per_call', lambda scene, dt, limit: per_call)
+    monkeypatch.setattr(benchmark, 'Simulator', Kicked)
+    run = run_case(case)
+    assert run.diverged and run.failed and run.result == 'diverged'
+    # The step from 0.721 s diverged: the run ends there, every earlier step scored.
+    assert run.termination_time_s == pytest.approx(0.721, abs=1e-9)
+    assert run.steps == 722
+    scored = calm.series_time_s < 0.72
+    np.testing.assert_array_equal(run.series_time_s, calm.series_time_s[:run.series_time_s.size])
+    np.testing.assert_array_equal(run.series_energy_j[scored[:run.series_energy_j.size]],
+                                  calm.series_energy_j[scored])
+    assert run.final_energy_j < THRESHOLD_J
 
 
 def read_csv(path):

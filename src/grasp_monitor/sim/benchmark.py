@@ -9,21 +9,27 @@ the threshold (1e7 J) or is NaN, and ends there.
 
 How a run is measured (choices the reference leaves open):
 
-* The scene's own drive is applied at every physics step: ``Simulator.step(1)``.
+* The scene's own drive is applied at every physics step: ``Simulator.step``
+  takes as many steps per call as its command holds (``Scene.drive_hold_s``;
+  a whole block for the multiple block scene's constant squeeze, one step for
+  the arm's trajectory), which gives the same states as a call per step.
 * States: frame sensors on ``objtype="body"`` for the objects and the two pads
   are appended to the scene's MJCF. That frame is the inertial frame (centre
   of mass, principal axes), so the object inertia is MuJoCo's
   ``body_inertia`` as it is, and the velocities are the world-frame linear
-  velocity of the centre of mass and the angular velocity. After every step
-  one row of ``sensordata`` is copied into a block buffer. ``mj_step``
-  computes the sensors before it integrates, so the row recorded by step i
-  holds the state at ``t_i = i dt`` the step started from.
+  velocity of the centre of mass and the angular velocity. Each sensor keeps
+  a block of samples in MuJoCo's history buffer, which ``mj_step`` fills at
+  every step without Python (``FrameHistory``). ``mj_step`` computes the
+  sensors before it integrates, so the sample of step i holds the state at
+  ``t_i = i dt`` the step started from, and is stamped so.
 * Every ``block_s`` of simulated time (1 s) the block is evaluated at once
   with ``EnergyTracker.update_block``: every step still has its energy, the
   failure time is exact to the step, and the run stops at the end of the
   block in which it failed; its results are cut at the failure.
-* A diverged simulation (non-finite state, or MuJoCo resetting an unstable
-  one) fails the run at the step it diverged.
+* A diverged simulation (a non-finite state, or one MuJoCo finds unstable;
+  its automatic reset is turned off, the run ends there anyway) fails the run
+  at the step it diverged: a call of many steps that diverged is taken again
+  one step at a time from a saved state, copying each step's sensor values.
 * Reported per run: time to termination (the failure time, or the duration),
   peak and final metric (max over objects; final = at the last step of the
   trial), wall time of the stepping and tracking loop and its real-time
@@ -51,7 +57,7 @@ import time
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from grasp_monitor.core.energy import DEFAULT_THRESHOLD_J, EnergyTracker, EnergyTrackerConfig
-from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scene import Scene, SimSettings
 from grasp_monitor.sim.scenes import build_scene
@@ -117,21 +123,34 @@ class BenchmarkCase:
             return f'n={self.n_cubes} μ={self.settings.friction:g}'
         return f'arm μ={self.settings.friction:g}'
 
+    @property
+    def block_steps(self) -> int:
+        """Physics steps per evaluation of the metric: whole series intervals."""
+        dt = self.settings.timestep_s
+        window = max(1, round(self.series_interval_s / dt))
+        return window * max(1, round(self.block_s / (window * dt)))
+
     def build_scene(self, sensors: bool = True) -> Scene:
-        """Generate the scene, with the frame sensors the run reads appended (``sensors``)."""
+        """Generate the scene, with the frame sensors the run reads appended (``sensors``).
+
+        The sensors keep a block of samples each (``block_steps``), which MuJoCo
+        records at every step.
+        """
         params: dict[str, Any] = {'duration_s': self.duration_s}
         if self.scenario == 'multi_block':
             params['n_cubes'] = self.n_cubes
         scene = build_scene(self.scenario, dataclasses.asdict(self.settings), **params)
-        return with_frame_sensors(scene) if sensors else scene
+        return with_frame_sensors(scene, self.block_steps) if sensors else scene
 
 
-def with_frame_sensors(scene: Scene) -> Scene:
+def with_frame_sensors(scene: Scene, nsample: int = 0) -> Scene:
     """Return ``scene`` with frame sensors on its objects, then its left and right pad.
 
     Per body, in that order: framepos (3), framequat (4), framelinvel (3),
     frameangvel (3), all of the inertial frame (``objtype="body"``) in the
-    world frame. Sensors do not change the dynamics.
+    world frame. Sensors do not change the dynamics. With ``nsample`` > 0 each
+    keeps its last ``nsample`` values in MuJoCo's history buffer
+    (``FrameHistory`` reads them).
 
     Raises:
         ConfigError: if the scene has no two pads or its MJCF has no closing tag.
@@ -141,7 +160,8 @@ def with_frame_sensors(scene: Scene) -> Scene:
     end = scene.mjcf.rfind('</mujoco>')
     if end < 0:
         raise ConfigError(f'scene {scene.name}: MJCF has no closing </mujoco>')
-    sensors = ''.join(f'<{kind} objtype="body" objname="{body}"/>'
+    history = f' nsample="{int(nsample)}"' if nsample > 0 else ''
+    sensors = ''.join(f'<{kind} objtype="body" objname="{body}"{history}/>'
                       for body in scene.objects + scene.pads for kind, _ in _FRAME_SENSORS)
     mjcf = f'{scene.mjcf[:end]}<sensor>{sensors}</sensor>{scene.mjcf[end:]}'
     return dataclasses.replace(scene, mjcf=mjcf)
@@ -165,6 +185,101 @@ def split_frame_sensors(record: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
         fields.append(bodies[:, :, offset:offset + width])
         offset += width
     return (*(f[:, :k] for f in fields), *(f[:, k:k + 2] for f in fields))
+
+
+class FrameHistory:
+    """Reads the samples MuJoCo kept of the ``with_frame_sensors`` sensors, a block at a time.
+
+    MuJoCo inserts every sensor's value, stamped with the time of the state it
+    was computed from, into its history buffer at every step (``nsample``
+    samples, oldest overwritten; each buffer is ``[tick, cursor, times,
+    values]``, ``cursor`` the newest slot). Reading them after a block
+    replaces a Python copy of ``sensordata`` per step.
+
+    Args:
+        model: the model with the sensors, each keeping ``nsample`` > 0 samples.
+        history: its ``MjData.history``.
+        objects: the number of objects (the sensors of ``objects + 2`` bodies
+            are the model's last ones).
+
+    Raises:
+        ConfigError: if the model's last sensors are not those, or keep no samples.
+    """
+
+    def __init__(self, model: mujoco.MjModel, history: np.ndarray, objects: int) -> None:
+        bodies = objects + 2
+        ids = np.arange(model.nsensor - len(_FRAME_SENSORS) * bodies, model.nsensor)
+        kinds = [getattr(mujoco.mjtSensor, f'mjSENS_{kind.upper()}') for kind, _ in _FRAME_SENSORS]
+        nsample = model.sensor_history[ids, 0] if ids.size and ids[0] >= 0 else np.zeros(1)
+        if (ids.size == 0 or ids[0] < 0
+                or list(model.sensor_type[ids]) != kinds * bodies
+                or not np.all(nsample == nsample[0]) or nsample[0] < 1):
+            raise ConfigError('the last sensors of the model must be the frame sensors of '
+                              'with_frame_sensors, each keeping nsample > 0 samples')
+        self.nsample = n = int(nsample[0])
+        self.objects = objects
+        self.width = int(model.sensor_dim[ids].sum())
+        start = model.sensor_historyadr[ids].reshape(bodies, len(_FRAME_SENSORS))
+        # One body's buffers follow another's at a fixed distance: each kind of
+        # sensor is then one strided (bodies, n, width) view of the history.
+        group = start[1:, 0] - start[:-1, 0] if bodies > 1 else np.zeros(0, int)
+        if np.any(start - start[:, :1] != start[0] - start[0, 0]) or np.any(group != group[:1]):
+            raise ConfigError('the frame sensors of with_frame_sensors are not laid out '
+                              'body after body')
+        stride = history.strides[0]
+        body_stride = int(group[0]) * stride if bodies > 1 else 0
+        self._values = [np.lib.stride_tricks.as_strided(
+            history[int(start[0, j]) + 2 + n:], (bodies, n, width),
+            (body_stride, width * stride, stride), writeable=False)
+            for j, (_, width) in enumerate(_FRAME_SENSORS)]
+        self._history = history
+        self._cursors = start.ravel() + 1
+        self._stamps = history[int(start[0, 0]) + 2:int(start[0, 0]) + 2 + n]
+
+    def read(self, times: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Return the samples of the states at ``times`` (N,) as ``update_block`` arrays.
+
+        Samples are found by their stamps (MuJoCo keeps them in time order: it
+        files none older than the newest). Samples in one run of the ring come
+        as views of the history, valid until the next step. The arrays are those of
+        ``split_frame_sensors``: the objects' position, quaternion, linear and
+        angular velocity, then the pads'.
+
+        Raises:
+            SimulationError: if a sample is not kept (any more), or the
+                sensors were not sampled together.
+        """
+        n, count = self.nsample, times.size
+        cursors = self._history[self._cursors]
+        cursor = int(cursors[0])
+        slots = (cursor + 1 + np.arange(n)) % n  # oldest first
+        stamps = self._stamps[slots]
+        tolerance = 1e-6 * max(1.0, float(np.abs(times).max())) if count else 0.0
+        first = int(np.searchsorted(stamps, times[0] - tolerance)) if count else 0
+        slots, stamps = slots[first:first + count], stamps[first:first + count]
+        together = bool(np.all(cursors == cursor))
+        if (not together or stamps.size != count or count == 0
+                or not float(np.abs(stamps - times).max()) <= tolerance):
+            span = f'{times[0]:.4f}..{times[-1]:.4f} s' if count else 'no time'
+            raise SimulationError(f'the frame sensors hold no samples of t = {span} '
+                                  f'(kept: {n}, together: {together})')
+        k = self.objects
+        if slots[0] <= slots[-1]:  # one run of the ring: views, valid until the next step
+            kept = slice(int(slots[0]), int(slots[0]) + count)
+            fields = [values[:, kept].swapaxes(0, 1) for values in self._values]
+            return (*(f[:, :k] for f in fields), *(f[:, k:] for f in fields))
+        # Two runs around the ring's end: copies.
+        split = count - int(slots[-1]) - 1
+        runs = ((slice(0, split), slice(int(slots[0]), int(slots[0]) + split)),
+                (slice(split, count), slice(0, count - split)))
+        fields = []
+        for values in self._values:
+            # Body by body: each a contiguous run of the buffer, copied as one.
+            field = np.empty((values.shape[0], count, values.shape[2]))
+            for out, kept in runs:
+                field[:, out] = values[:, kept]
+            fields.append(field.swapaxes(0, 1))
+        return (*(f[:, :k] for f in fields), *(f[:, k:] for f in fields))
 
 
 @dataclass(frozen=True)
@@ -264,23 +379,17 @@ def run_case(case: BenchmarkCase,
     k = objects.size
     total_steps = max(1, round(case.duration_s / dt))
     window = max(1, round(case.series_interval_s / dt))
-    block = window * max(1, round(case.block_s / (window * dt)))
+    block = case.block_steps
     # The inertial frame's inertia is diagonal: the principal moments.
     tracker = EnergyTracker(EnergyTrackerConfig(
         scene.objects, model.body_mass[objects], model.body_inertia[objects],
         gripper_names=scene.pads, dt_s=dt, threshold_j=case.threshold_j,
         initial_capacity=min(total_steps, 16 * block)))
-    # Our sensors come last, after any the scene has of its own.
-    width = _SENSOR_WIDTH * (k + 2)
-    first = model.nsensor - len(_FRAME_SENSORS) * (k + 2)
-    if not (model.sensor_type[first] == mujoco.mjtSensor.mjSENS_FRAMEPOS
-            and model.sensor_objid[first] == objects[0]):
-        raise ConfigError(f'scene {scene.name}: the frame sensors of with_frame_sensors '
-                          'must be the last sensors of the model')
-    record = np.empty((block, width))
-    rows = list(record)  # row views: the cheapest per-step copy target
-    sensordata = sim.data.sensordata[model.nsensordata - width:]
-    step = sim.step
+    frames = FrameHistory(model, sim.data.history, k)
+    # MuJoCo's reset of a diverged state would empty the sensors' history too; the run
+    # ends at a divergence anyway, so keep the state and the samples before it.
+    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_AUTORESET)
+    per_call = steps_per_call(scene, dt, block)
     series_time, series_energy = [], []
     peak_j, peak_time_s, final_j = -math.inf, math.nan, math.nan
     failed = diverged = stopped = False
@@ -289,18 +398,22 @@ def run_case(case: BenchmarkCase,
     start = clock()
     while done < total_steps and not failed:
         count = min(block, total_steps - done)
-        for row in range(count):
-            if not step(1):
-                # The state of this step is unusable (MuJoCo may have reset it).
-                diverged = failed = stopped = True
-                termination_s = (done + row) * dt
-                count = row
-                break
-            rows[row][...] = sensordata
+        good, replayed = _step_until_diverged(sim, count, per_call, frames.width)
+        if good < count:
+            # The state of that step is unusable: the run ends there.
+            diverged = failed = stopped = True
+            termination_s = (done + good) * dt
+            count = good
         if count:
             times = (done + np.arange(count)) * dt
-            energy = tracker.update_block(
-                times, *split_frame_sensors(record[:count], k)).energy_mean_j
+            # The steps taken again after a divergence were copied; the others are in
+            # the history.
+            copied = 0 if replayed is None else replayed.shape[0]
+            parts = ([frames.read(times[:count - copied])] if copied < count else []) + (
+                [split_frame_sensors(replayed, k)] if copied else [])
+            samples = parts[0] if len(parts) == 1 else tuple(
+                np.concatenate(pair) for pair in zip(*parts, strict=True))
+            energy = tracker.update_block(times, *samples).energy_mean_j
             worst = energy.max(axis=1)  # NaN propagates: a NaN metric fails
             bad = ~(worst <= case.threshold_j)
             if bad.any():
@@ -331,6 +444,52 @@ def run_case(case: BenchmarkCase,
         peak_time_s=peak_time_s, final_energy_j=final_j, wall_time_s=wall_s,
         series_time_s=np.concatenate(series_time) if series_time else np.zeros(0),
         series_energy_j=np.concatenate(series_energy) if series_energy else np.zeros(0))
+
+
+def steps_per_call(scene: Scene, dt: float, limit: int) -> int:
+    """Physics steps per ``Simulator.step`` call under the scene's drive, at most ``limit``.
+
+    As many as the drive's command holds (``Scene.drive_hold_s``): the same
+    states as one call per step, without Python between the steps.
+    """
+    hold = scene.drive_hold_s if scene.drive is not None else 0.0
+    if math.isinf(hold):
+        return max(1, limit)
+    return max(1, min(limit, int(hold / dt + 1e-9)))
+
+
+def _step_until_diverged(sim: Simulator, count: int, per_call: int,
+                         width: int) -> tuple[int, np.ndarray | None]:
+    """Take ``count`` steps, ``per_call`` at a time; return how many were good.
+
+    A call that diverged is taken again from its start one step at a time, so
+    the divergence is dated to its step; the state is left at that step. Its
+    samples then come from ``sensordata`` after each step (the last ``width``
+    values), returned with the count for the steps of that call; else None.
+
+    Raises:
+        SimulationError: if the steps taken again do not diverge (MuJoCo's
+            stepping is deterministic, so they must).
+    """
+    good = 0
+    while good < count:
+        n = min(per_call, count - good)
+        saved = sim.save_state() if n > 1 else None
+        if sim.step(n):
+            good += n
+            continue
+        if saved is None:
+            return good, None
+        sim.restore_state(saved)
+        rows = []
+        for _ in range(n):
+            if not sim.step(1):
+                return good, np.array(rows).reshape(-1, width)
+            good += 1
+            rows.append(sim.data.sensordata[-width:].copy())
+        raise SimulationError(f'{n} steps from t = {sim.time_s - n * sim.timestep_s:.4f} s '
+                              'diverged at once but not one at a time')
+    return good, None
 
 
 def multi_block_cases(cubes: Iterable[int] = DEFAULT_CUBES,

@@ -90,6 +90,9 @@ class Scene:
         robot_bodies: every body of the robot, palm included.
         duration_s: default trial length, s.
         drive: the scenario's own command over time (None: commands come from outside).
+        drive_hold_s: how long each command of ``drive`` holds, s: 0 when it may
+            change at every physics step, ``math.inf`` for one constant command
+            (a caller may then step many physics steps per call).
         metadata: scenario parameters, for reports.
     """
 
@@ -107,9 +110,12 @@ class Scene:
     robot_bodies: tuple[str, ...]
     duration_s: float
     drive: Drive | None = None
+    drive_hold_s: float = 0.0
     metadata: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not self.drive_hold_s >= 0:
+            raise ConfigError(f'drive_hold_s must be >= 0, got {self.drive_hold_s!r}')
         n = len(self.joints)
         for name in ('kp', 'kd', 'maximum_torque'):
             array = np.broadcast_to(np.asarray(getattr(self, name), float), (n,)).copy()

@@ -8,6 +8,7 @@ inward with ``force_per_cube_n`` × ``n_cubes``.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import ServoCommand
@@ -95,6 +96,6 @@ def make_multi_block(
         pads=('gripper_left', 'gripper_right'),
         objects=tuple(f'cube_{i}' for i in range(n_cubes)),
         base_body='base', palm_body='', robot_bodies=('gripper_left', 'gripper_right'),
-        duration_s=duration_s, drive=lambda t: squeeze,
+        duration_s=duration_s, drive=lambda t: squeeze, drive_hold_s=math.inf,
         metadata={'n_cubes': n_cubes, 'force_per_cube_n': force_per_cube_n,
                   'settings': dataclasses.asdict(settings)})
