@@ -20,7 +20,7 @@ setup(
         (f'share/{PACKAGE}/launch', glob.glob('launch/*.launch.py')),
         (f'share/{PACKAGE}/config', glob.glob('config/*')),
     ],
-    install_requires=['setuptools', 'numpy', 'scipy', 'mujoco>=3.2', 'trimesh', 'transforms3d',
+    install_requires=['setuptools', 'numpy', 'scipy', 'mujoco>=4.0', 'trimesh', 'transforms3d',
                       'moteus>=1.1', 'matplotlib', 'mcap>=1.2', 'PyYAML'],
     extras_require={'test': ['pytest']},
     zip_safe=True,
