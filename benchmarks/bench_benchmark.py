@@ -35,8 +35,13 @@ import resource
 import sys
 import time
 
-import mujoco
-import numpy as np
+# As the benchmark's worker processes: one BLAS thread (sim.benchmark.SINGLE_THREADED), set
+# before numpy loads it. With more, CPU time would count threads spinning on other cores.
+for _name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ.setdefault(_name, '1')
+
+import mujoco  # noqa: E402, I100
+import numpy as np  # noqa: E402
 
 try:
     import grasp_monitor  # noqa: F401

@@ -3,14 +3,16 @@
     python benchmarks/bench_energy.py [--samples 1000000] [--repeats 5]
 
 (a) ``energy()`` on 1e6 samples in one vectorised call (target < 1 s).
-(b) Step time of a MuJoCo scene (REFERENCE.md section 4, three free cubes
-    between two gripper blocks) with and without the energy tracker fed every
-    step (target < 10 % overhead). The tracked bodies' poses and world twists
-    come from MuJoCo frame sensors, so reading a step is one copy of
-    ``sensordata``. Three ways of feeding the tracker: one ``update_arrays``
-    call per step, and the sensor data recorded every step and evaluated with
-    ``update_block`` every 100 or every 1000 steps. Sensors plus recording
-    alone are timed too, so the tracker's own share shows.
+(b) CPU time per step of a MuJoCo scene (REFERENCE.md section 4, three free
+    cubes between two gripper blocks) with and without the energy tracker fed
+    every step (target < 10 % overhead). The tracked bodies' poses and world
+    twists come from MuJoCo frame sensors. Four ways of feeding the tracker:
+    one ``update_arrays`` call per step; ``sensordata`` copied in Python after
+    every step and evaluated with ``update_block`` every 100 or every 1000
+    steps; and the way ``grasp-monitor benchmark`` does it, the sensors keeping
+    1000 samples in MuJoCo's history buffer, stepped 1000 steps per call and
+    read (``FrameHistory``) and evaluated once per call. Sensors plus
+    recording alone are timed too, so the tracker's own share shows.
 
 Timings are the best of interleaved repetitions, so load from other
 processes on a shared machine inflates them as little as possible.
@@ -18,13 +20,19 @@ processes on a shared machine inflates them as little as possible.
 
 import argparse
 import os
+
 from pathlib import Path
 import platform
 import sys
 import time
 
-import mujoco
-import numpy as np
+# As the benchmark's worker processes: one BLAS thread (sim.benchmark.SINGLE_THREADED), set
+# before numpy loads it. With more, CPU time would count threads spinning on other cores.
+for _name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ.setdefault(_name, '1')
+
+import mujoco  # noqa: E402, I100
+import numpy as np  # noqa: E402
 
 try:
     import grasp_monitor  # noqa: F401
@@ -33,6 +41,7 @@ except ImportError:  # a checkout that is not installed: use its src/
 
 from grasp_monitor.core.energy import (  # noqa: E402, I100
     energy, EnergyTracker, EnergyTrackerConfig, inertia_in_world)
+from grasp_monitor.sim.benchmark import FrameHistory, split_frame_sensors  # noqa: E402
 
 SAMPLES = 1_000_000
 STEPS = 2000
@@ -74,9 +83,12 @@ MJCF = """
 # objtype="body" is the inertial frame: the centre of mass in principal axes, the pose
 # the metric wants; frame*vel are world-frame velocities of that frame.
 SENSOR_TYPES = (('framepos', 3), ('framequat', 4), ('framelinvel', 3), ('frameangvel', 3))
+# Body by body, as sim.benchmark.with_frame_sensors lays them out.
 SENSORS = '<sensor>' + ''.join(
-    f'<{kind} objtype="body" objname="{body}"/>'
-    for kind, _ in SENSOR_TYPES for body in TRACKED) + '</sensor>'
+    f'<{kind} objtype="body" objname="{body}"HISTORY/>'
+    for body in TRACKED for kind, _ in SENSOR_TYPES) + '</sensor>'
+BLOCK = 1000
+CLOCK = time.process_time
 
 
 def bench_energy_call(samples: int = SAMPLES) -> tuple[float, float]:
@@ -103,9 +115,10 @@ def bench_energy_call(samples: int = SAMPLES) -> tuple[float, float]:
 class Scene:
     """A model with or without the tracking sensors, from a settled grasp."""
 
-    def __init__(self, sensors: bool) -> None:
+    def __init__(self, sensors: bool, history: int = 0) -> None:
+        sensors_xml = SENSORS.replace('HISTORY', f' nsample="{history}"' if history else '')
         self.model = mujoco.MjModel.from_xml_string(
-            MJCF.replace('SENSORS', SENSORS if sensors else ''))
+            MJCF.replace('SENSORS', sensors_xml if sensors else ''))
         self.data = mujoco.MjData(self.model)
         self.data.ctrl[:] = 300.0  # 100 N per cube, inward
         mujoco.mj_step(self.model, self.data, nstep=200)
@@ -125,14 +138,10 @@ class Scene:
 
 def split(sensordata: np.ndarray) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """Object and gripper arrays for the tracker from (..., nsensordata) frame sensors."""
-    objects, grippers, offset, k = [], [], 0, len(CUBES)
-    for _, width in SENSOR_TYPES:
-        block = sensordata[..., offset:offset + width * len(TRACKED)]
-        block = block.reshape(block.shape[:-1] + (len(TRACKED), width))
-        objects.append(block[..., :k, :])
-        grippers.append(block[..., k:, :])
-        offset += width * len(TRACKED)
-    return tuple(objects), tuple(grippers)
+    arrays = split_frame_sensors(np.atleast_2d(sensordata), len(CUBES))
+    if sensordata.ndim == 1:
+        arrays = tuple(a[0] for a in arrays)
+    return arrays[:4], arrays[4:]
 
 
 def check_sensors(scene: Scene) -> None:
@@ -201,9 +210,29 @@ def run_blocks(scene: Scene, block: int) -> None:
     scene.peak_energy_j = tracker.peak_energy_j
 
 
+def run_history_only(scene: Scene) -> None:
+    """Step with the sensors keeping their samples, a block per call; read nothing."""
+    mujoco.mj_step(scene.model, scene.data, nstep=STEPS)
+
+
+def run_history(scene: Scene) -> None:
+    """As ``grasp-monitor benchmark``: a block per call, read from the history and scored."""
+    model, data = scene.model, scene.data
+    tracker = EnergyTracker(scene.config)
+    frames = FrameHistory(model, data.history, len(CUBES))
+    for _ in range(STEPS // BLOCK):
+        first = data.time
+        mujoco.mj_step(model, data, nstep=BLOCK)
+        # mj_step samples the sensors at the state each step started from.
+        tracker.update_block(first + np.arange(BLOCK) * model.opt.timestep,
+                             *frames.read(first + np.arange(BLOCK) * model.opt.timestep))
+    assert tracker.sample_count == STEPS and not tracker.failed, tracker.peak_energy_j
+
+
 def bench_scene(repeats: int = REPEATS) -> tuple[dict[str, float], np.ndarray]:
     """Return the best seconds per step of each variant, and the cubes' peak energies."""
     plain, tracked = Scene(sensors=False), Scene(sensors=True)
+    kept = Scene(sensors=True, history=BLOCK)
     check_sensors(tracked)
     variants = {
         'raw': (plain, run_raw),
@@ -211,16 +240,18 @@ def bench_scene(repeats: int = REPEATS) -> tuple[dict[str, float], np.ndarray]:
         'per_step': (tracked, run_per_step),
         'block_100': (tracked, lambda scene: run_blocks(scene, 100)),
         'block_1000': (tracked, lambda scene: run_blocks(scene, 1000)),
+        'history_only': (kept, run_history_only),
+        'history': (kept, run_history),
     }
     best = dict.fromkeys(variants, np.inf)
     for _ in range(repeats):
         for name, (scene, run) in variants.items():
             scene.restart()
-            start = time.perf_counter()
+            start = CLOCK()
             run(scene)
-            best[name] = min(best[name], (time.perf_counter() - start) / STEPS)
+            best[name] = min(best[name], (CLOCK() - start) / STEPS)
     # Still a grasp at the end: the cubes did not fall out, so the scene means something.
-    for scene in (plain, tracked):
+    for scene in (plain, tracked, kept):
         assert np.all(scene.data.xpos[scene.objects, 2] > 0.45), scene.data.xpos[scene.objects]
     return best, tracked.peak_energy_j
 
@@ -254,11 +285,15 @@ def main() -> None:
               'block_100', '< 10 %'))
     print(row('tracker: recorded every step, `update_block` every 1000 steps',
               'block_1000', '< 10 %'))
+    print(row(f'frame sensors keeping {BLOCK} samples, {BLOCK} steps per call, no tracker',
+              'history_only', '–'))
+    print(row(f'tracker: samples kept by MuJoCo, read and `update_block` every {BLOCK} steps '
+              '(as `grasp-monitor benchmark`)', 'history', '< 10 %'))
     peaks = ', '.join(f'{value:.3g}' for value in peak_energy_j)
     print(f'\nPeak energy of the cubes over the {STEPS / 1000:g} s tracked: {peaks} J.')
     print(f'MuJoCo {mujoco.__version__}, numpy {np.__version__}, Python '
-          f'{platform.python_version()}, {os.cpu_count()} CPUs; best of {args.repeats} '
-          f'interleaved runs.')
+          f'{platform.python_version()}, {os.cpu_count()} CPUs; CPU time, best of '
+          f'{args.repeats} interleaved runs.')
 
 
 if __name__ == '__main__':

@@ -3,6 +3,8 @@
 import csv
 import dataclasses
 import math
+import multiprocessing
+import os
 import struct
 
 from grasp_monitor.cli import main
@@ -268,3 +270,18 @@ def test_cube_ranges_and_lists_parse():
     assert args.cubes == [[1, 2, 3, 5], [9]]
     with pytest.raises(SystemExit):
         build_parser().parse_args(['benchmark', 'multi-block', '--cubes', 'x'])
+
+
+def _blas_threads_setting():
+    return os.environ.get('OPENBLAS_NUM_THREADS')
+
+
+def test_benchmark_workers_start_with_one_blas_thread_unless_the_user_says(monkeypatch):
+    monkeypatch.delenv('OPENBLAS_NUM_THREADS', raising=False)
+    monkeypatch.setenv('MKL_NUM_THREADS', '4')
+    context = multiprocessing.get_context('spawn')
+    with benchmark.single_threaded_children():
+        with context.Pool(1) as pool:
+            assert pool.apply(_blas_threads_setting) == '1'
+        assert os.environ['MKL_NUM_THREADS'] == '4'  # the user's own setting stays
+    assert 'OPENBLAS_NUM_THREADS' not in os.environ and os.environ['MKL_NUM_THREADS'] == '4'
