@@ -104,6 +104,22 @@ def test_telemetry_heats_with_torque_and_sags_the_bus():
     assert bank.voltage_v == pytest.approx(24.0 - 0.05 * 4.0 / 24.0)
 
 
+def test_telemetry_read_between_updates_follows_every_update():
+    bank = ServoBank(ServoConfig(('a',), kp=0.0, kd=0.0, thermal_time_constant_s=10.0))
+    assert bank.voltage_v == 24.0 and bank.temperature_c.tolist() == [25.0]
+    bank.set_torque([2.0])  # the bus sags at once: 4 W/(N·m)² · 4 = 16 W
+    assert bank.voltage_v == pytest.approx(24.0 - 0.05 * 16.0 / 24.0)
+    assert bank.temperature_c.tolist() == [25.0]  # heat takes time
+    bank.update_telemetry([1.0], dt_s=10.0)  # and 2 W of mechanical power
+    assert bank.temperature_c[0] == pytest.approx(25 + 2 * 16 * (1 - math.exp(-1)))
+    assert bank.voltage_v == pytest.approx(24.0 - 0.05 * 18.0 / 24.0)
+    observed = bank.observe([0.0], [1.0])
+    observed.temperature_c[0] = 0.0  # an observation is a copy
+    assert bank.temperature_c[0] > 25.0
+    bank.reset()
+    assert bank.voltage_v == 24.0 and bank.temperature_c.tolist() == [25.0]
+
+
 def test_bad_configuration_is_refused():
     with pytest.raises(ConfigError, match=r"joints must be unique, got \['a', 'a'\]"):
         ServoConfig(('a', 'a'), kp=1.0, kd=1.0)

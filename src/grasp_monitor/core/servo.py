@@ -302,6 +302,7 @@ class ServoBank:
         self._heat = np.empty(n)
         self._filter_dt_s = math.nan
         self._filter = (0.0, 0.0)
+        self._telemetry: tuple[np.ndarray, float] | None = None
 
     def set_command(self, command: ServoCommand, time_s: float) -> None:
         """Accept a validated command at ``time_s`` and feed the watchdog."""
@@ -336,6 +337,7 @@ class ServoBank:
         self.torque = servo_torque(
             self.config.kp, self.config.kd, self.active_command(time_s),
             np.asarray(position, float), np.asarray(velocity, float))
+        self._telemetry = None
         return self.torque
 
     def set_torque(self, torque: npt.ArrayLike) -> None:
@@ -346,6 +348,7 @@ class ServoBank:
         """
         self.torque = torque if isinstance(torque, np.ndarray) and (
             torque.dtype == np.float64) else np.array(torque, float)
+        self._telemetry = None
 
     def update_telemetry(self, velocity: npt.ArrayLike, dt_s: float) -> None:
         """Advance the thermal model by ``dt_s`` with the current torque.
@@ -367,24 +370,34 @@ class ServoBank:
         self._rise_c *= keep
         self._rise_c += heat
         self._velocity = velocity
+        self._telemetry = None
 
     @property
     def temperature_c(self) -> np.ndarray:
-        """Winding temperatures, °C (a new array)."""
-        return self._rise_c + self.config.ambient_temperature_c
+        """Winding temperatures, °C (shared until the next update: do not modify)."""
+        return self._read_telemetry()[0]
 
     @property
     def voltage_v(self) -> float:
         """Bus voltage, V: the supply sagging with the current drawn now."""
-        cfg = self.config
-        torque = self.torque
-        loss_w = cfg.copper_loss_w_per_nm2 * float(torque @ torque)
-        mechanical_w = float(np.abs(torque * np.asarray(self._velocity, float)).sum())
-        return cfg.supply_voltage_v - cfg.supply_resistance_ohm * (
-            (mechanical_w + loss_w) / cfg.supply_voltage_v)
+        return self._read_telemetry()[1]
+
+    def _read_telemetry(self) -> tuple[np.ndarray, float]:
+        # Computed when first read after an update: a simulator updates every step and
+        # reads rarely, a controller double reads many registers per update.
+        if self._telemetry is None:
+            cfg = self.config
+            torque = self.torque
+            loss_w = cfg.copper_loss_w_per_nm2 * float(torque @ torque)
+            mechanical_w = float(np.abs(torque * np.asarray(self._velocity, float)).sum())
+            self._telemetry = (
+                self._rise_c + cfg.ambient_temperature_c,
+                cfg.supply_voltage_v - cfg.supply_resistance_ohm * (
+                    (mechanical_w + loss_w) / cfg.supply_voltage_v))
+        return self._telemetry
 
     def observe(self, position: npt.ArrayLike, velocity: npt.ArrayLike) -> ServoObservation:
         """Return the observation of every servo, as copies."""
         return ServoObservation(
             np.array(position, float), np.array(velocity, float), self.torque.copy(),
-            self.temperature_c, float(self.voltage_v), self.watchdog_tripped)
+            self.temperature_c.copy(), float(self.voltage_v), self.watchdog_tripped)
