@@ -26,18 +26,18 @@ import platform
 import sys
 import time
 
-# As the benchmark's worker processes: one BLAS thread (sim.benchmark.SINGLE_THREADED), set
-# before numpy loads it. With more, CPU time would count threads spinning on other cores.
-for _name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
-    os.environ.setdefault(_name, '1')
-
-import mujoco  # noqa: E402, I100
-import numpy as np  # noqa: E402
-
 try:
     import grasp_monitor  # noqa: F401
 except ImportError:  # a checkout that is not installed: use its src/
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'src'))
+
+# As the benchmark's worker processes: one BLAS thread, set before numpy loads it. With
+# more, CPU time would count threads spinning on the other core.
+from grasp_monitor.core.threads import limit_to_one_thread  # noqa: E402, I100
+limit_to_one_thread()
+
+import mujoco  # noqa: E402, I100
+import numpy as np  # noqa: E402
 
 from grasp_monitor.core.energy import (  # noqa: E402, I100
     energy, EnergyTracker, EnergyTrackerConfig, inertia_in_world)

@@ -10,6 +10,7 @@ import struct
 from grasp_monitor.cli import main
 from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError, SimulationError
+from grasp_monitor.core.threads import single_threaded_children
 from grasp_monitor.sim.backend import Simulator
 import grasp_monitor.sim.benchmark as benchmark
 from grasp_monitor.sim.benchmark import (
@@ -280,7 +281,7 @@ def test_benchmark_workers_start_with_one_blas_thread_unless_the_user_says(monke
     monkeypatch.delenv('OPENBLAS_NUM_THREADS', raising=False)
     monkeypatch.setenv('MKL_NUM_THREADS', '4')
     context = multiprocessing.get_context('spawn')
-    with benchmark.single_threaded_children():
+    with single_threaded_children():
         with context.Pool(1) as pool:
             assert pool.apply(_blas_threads_setting) == '1'
         assert os.environ['MKL_NUM_THREADS'] == '4'  # the user's own setting stays

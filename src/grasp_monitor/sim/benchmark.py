@@ -43,7 +43,6 @@ and ``Simulator``.
 from __future__ import annotations
 
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-import contextlib
 import csv
 import dataclasses
 from dataclasses import dataclass
@@ -55,10 +54,11 @@ import queue
 import sys
 import textwrap
 import time
-from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
+from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from grasp_monitor.core.energy import DEFAULT_THRESHOLD_J, EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError, SimulationError
+from grasp_monitor.core.threads import single_threaded_children
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scene import Scene, SimSettings
 from grasp_monitor.sim.scenes import build_scene
@@ -125,11 +125,15 @@ class BenchmarkCase:
         return f'arm μ={self.settings.friction:g}'
 
     @property
+    def series_steps(self) -> int:
+        """Physics steps per interval of the energy time series."""
+        return max(1, round(self.series_interval_s / self.settings.timestep_s))
+
+    @property
     def block_steps(self) -> int:
         """Physics steps per evaluation of the metric: whole series intervals."""
-        dt = self.settings.timestep_s
-        window = max(1, round(self.series_interval_s / dt))
-        return window * max(1, round(self.block_s / (window * dt)))
+        window = self.series_steps
+        return window * max(1, round(self.block_s / (window * self.settings.timestep_s)))
 
     def build_scene(self, sensors: bool = True) -> Scene:
         """Generate the scene, with the frame sensors the run reads appended (``sensors``).
@@ -379,7 +383,7 @@ def run_case(case: BenchmarkCase,
                         for name in scene.objects])
     k = objects.size
     total_steps = max(1, round(case.duration_s / dt))
-    window = max(1, round(case.series_interval_s / dt))
+    window = case.series_steps
     block = case.block_steps
     # The inertial frame's inertia is diagonal: the principal moments.
     tracker = EnergyTracker(EnergyTrackerConfig(
@@ -407,13 +411,14 @@ def run_case(case: BenchmarkCase,
             count = good
         if count:
             times = (done + np.arange(count)) * dt
-            # The steps taken again after a divergence were copied; the others are in
-            # the history.
-            copied = 0 if replayed is None else replayed.shape[0]
-            parts = ([frames.read(times[:count - copied])] if copied < count else []) + (
-                [split_frame_sensors(replayed, k)] if copied else [])
-            samples = parts[0] if len(parts) == 1 else tuple(
-                np.concatenate(pair) for pair in zip(*parts, strict=True))
+            if replayed is None:
+                samples = frames.read(times)
+            else:  # the steps taken again were copied; those before them are in the history
+                earlier = count - replayed.shape[0]
+                samples = split_frame_sensors(replayed, k)
+                if earlier:
+                    samples = tuple(np.concatenate(pair) for pair in zip(
+                        frames.read(times[:earlier]), samples, strict=True))
             energy = tracker.update_block(times, *samples).energy_mean_j
             worst = energy.max(axis=1)  # NaN propagates: a NaN metric fails
             bad = ~(worst <= case.threshold_j)
@@ -464,9 +469,10 @@ def _step_until_diverged(sim: Simulator, count: int, per_call: int,
     """Take ``count`` steps, ``per_call`` at a time; return how many were good.
 
     A call that diverged is taken again from its start one step at a time, so
-    the divergence is dated to its step; the state is left at that step. Its
-    samples then come from ``sensordata`` after each step (the last ``width``
-    values), returned with the count for the steps of that call; else None.
+    the divergence is dated to its step; the state is left at that step. The
+    good steps taken again come back as rows of ``sensordata`` (its last
+    ``width`` values), as MuJoCo's history does not take them again; None
+    when there are none.
 
     Raises:
         SimulationError: if the steps taken again do not diverge (MuJoCo's
@@ -485,7 +491,7 @@ def _step_until_diverged(sim: Simulator, count: int, per_call: int,
         rows = []
         for _ in range(n):
             if not sim.step(1):
-                return good, np.array(rows).reshape(-1, width)
+                return good, np.array(rows) if rows else None
             good += 1
             rows.append(sim.data.sensordata[-width:].copy())
         raise SimulationError(f'{n} steps from t = {sim.time_s - n * sim.timestep_s:.4f} s '
@@ -622,7 +628,7 @@ def run_benchmark(cases: Sequence[BenchmarkCase], jobs: int | None = None,
     Args:
         cases: the runs.
         jobs: worker processes (default: the available cores), each started
-            with one BLAS thread (``SINGLE_THREADED``); 1 runs them here, one
+            with one BLAS thread (``core.threads.SINGLE_THREADED``); 1 runs them here, one
             after the other, with this process's BLAS threads.
         progress: show a ``TextProgress`` on standard error (True), none
             (False), or this one.
@@ -668,38 +674,9 @@ def run_benchmark(cases: Sequence[BenchmarkCase], jobs: int | None = None,
     return [run for run in results if run is not None]
 
 
-#: Thread counts of numerical libraries, read when they load. A run is MuJoCo on one thread
-#: and small matrix products; with more BLAS threads, the metric's products would spin
-#: threads on the cores the other runs use (+50 % CPU per run with 8 cubes, measured).
-SINGLE_THREADED = {'OPENBLAS_NUM_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}
-
-
-@contextlib.contextmanager
-def single_threaded_children() -> Iterator[None]:
-    """Start processes with one BLAS thread each while inside (a user's own setting stays)."""
-    saved = {name: os.environ.get(name) for name in SINGLE_THREADED}
-    for name, value in SINGLE_THREADED.items():
-        os.environ.setdefault(name, value)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def _run_pool(cases: list[BenchmarkCase], order: list[int], jobs: int, start_method: str,
               advance: Callable[[int, float], None],
               finish: Callable[[int, BenchmarkRun], None]) -> None:
-    with single_threaded_children():
-        _run_pool_here(cases, order, jobs, start_method, advance, finish)
-
-
-def _run_pool_here(cases: list[BenchmarkCase], order: list[int], jobs: int, start_method: str,
-                   advance: Callable[[int, float], None],
-                   finish: Callable[[int, BenchmarkRun], None]) -> None:
     context = multiprocessing.get_context(start_method)
     progress_queue = context.Queue()
 
@@ -711,22 +688,23 @@ def _run_pool_here(cases: list[BenchmarkCase], order: list[int], jobs: int, star
                 return
             advance(index, seconds)
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                             initializer=_init_worker, initargs=(progress_queue,)) as pool:
-        futures: dict[Future[BenchmarkRun], int] = {
-            pool.submit(_run_in_worker, index, cases[index]): index for index in order}
-        pending = set(futures)
-        try:
-            while pending:
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                drain()
-                for future in done:
-                    finish(futures[future], future.result())
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
-        drain()
+    with single_threaded_children():  # read by each worker as it starts
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                 initializer=_init_worker, initargs=(progress_queue,)) as pool:
+            futures: dict[Future[BenchmarkRun], int] = {
+                pool.submit(_run_in_worker, index, cases[index]): index for index in order}
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    drain()
+                    for future in done:
+                        finish(futures[future], future.result())
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
+            drain()
 
 
 # -- reports --------------------------------------------------------------------------------
