@@ -46,6 +46,7 @@ from grasp_monitor.core.threads import limit_to_one_thread  # noqa: E402, I100
 limit_to_one_thread()
 
 import mujoco  # noqa: E402, I100
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig  # noqa: E402, I100
@@ -211,8 +212,9 @@ def main() -> None:
     print(f'\nSettings: {HOLDING.cone} cone, noslip_iterations {HOLDING.noslip_iterations}, '
           f'μ = {HOLDING.friction:g}, otherwise MuJoCo defaults (1 ms); the arm: elliptic, '
           f'implicitfast, μ = {ARM.friction:g}. MuJoCo {mujoco.__version__}, numpy '
-          f'{np.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs; best '
-          f'of {args.repeats} interleaved runs of {args.seconds:g} s simulated; '
+          f'{np.__version__}, numba {numba.__version__}, Python {platform.python_version()}, '
+          f'{os.cpu_count()} CPUs; best of {args.repeats} interleaved runs of '
+          f'{args.seconds:g} s simulated; '
           f'{time.perf_counter() - wall:.0f} s wall.')
 
 

@@ -37,6 +37,7 @@ from grasp_monitor.core.threads import limit_to_one_thread  # noqa: E402, I100
 limit_to_one_thread()
 
 import mujoco  # noqa: E402, I100
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from grasp_monitor.core.energy import (  # noqa: E402, I100
@@ -291,8 +292,8 @@ def main() -> None:
               '(as `grasp-monitor benchmark`)', 'history', '< 10 %'))
     peaks = ', '.join(f'{value:.3g}' for value in peak_energy_j)
     print(f'\nPeak energy of the cubes over the {STEPS / 1000:g} s tracked: {peaks} J.')
-    print(f'MuJoCo {mujoco.__version__}, numpy {np.__version__}, Python '
-          f'{platform.python_version()}, {os.cpu_count()} CPUs; CPU time, best of '
+    print(f'MuJoCo {mujoco.__version__}, numpy {np.__version__}, numba {numba.__version__}, '
+          f'Python {platform.python_version()}, {os.cpu_count()} CPUs; CPU time, best of '
           f'{args.repeats} interleaved runs.')
 
 

@@ -154,7 +154,7 @@ def machine(python: str) -> str:
              '    except m.PackageNotFoundError:\n'
              '        return "not installed"\n'
              'print(f"Python {platform.python_version()}, numpy {v(\'numpy\')}, '
-             'MuJoCo {v(\'mujoco\')}, rclpy {v(\'rclpy\')}")')
+             'numba {v(\'numba\')}, MuJoCo {v(\'mujoco\')}, rclpy {v(\'rclpy\')}")')
     versions = subprocess.run([python, '-c', probe], capture_output=True, text=True,
                               check=True).stdout.strip()
     return f'{model} ({platform.machine()}), {os.cpu_count()} cores{memory}; {versions}'

@@ -2,7 +2,6 @@
 
 import math
 
-from grasp_monitor.core import energy as energy_module
 from grasp_monitor.core.energy import (
     energy, EnergyTracker, EnergyTrackerConfig, inertia_in_world, to_omega)
 from grasp_monitor.core.errors import ConfigError
@@ -386,27 +385,27 @@ def test_invalid_tracker_configs_are_refused(changes, message):
     assert str(error.value) == message
 
 
-def test_a_long_block_is_evaluated_in_chunks_with_the_same_result():
+def test_strided_read_only_views_give_the_energies_of_contiguous_copies():
+    # The benchmark passes read-only views into MuJoCo's sensor history: samples a
+    # record apart, bodies a buffer apart.
     rng = np.random.default_rng(12)
-    k = 4
-    n = 3 * energy_module.CHUNK_ELEMENTS // k + 5  # three chunks and a remainder
-    config = EnergyTrackerConfig(('a', 'b', 'c', 'd'), 1.5, rng.uniform(0.1, 1.0, (k, 3)),
-                                 initial_capacity=n)
+    n, k = 50, 3
+    config = EnergyTrackerConfig(('a', 'b', 'c'), 1.5, rng.uniform(0.1, 1.0, (k, 3)))
     times = 0.001 * np.arange(1, n + 1)
-    inputs = [rng.normal(size=(n, k, 3)), unit_quaternions(rng, (n, k)),
-              rng.normal(size=(n, k, 3)), rng.normal(size=(n, k, 3)),
-              rng.normal(size=(n, 2, 3)), unit_quaternions(rng, (n, 2)),
-              rng.normal(size=(n, 2, 3)), rng.normal(size=(n, 2, 3))]
-    whole = EnergyTracker(config).update_block(times, *inputs)
-    # The same samples in blocks short enough to be evaluated at once.
-    short = EnergyTracker(config)
-    step = energy_module.CHUNK_ELEMENTS // (2 * k)
-    parts = [short.update_block(times[i:i + step], *(a[i:i + step] for a in inputs))
-             for i in range(0, n, step)]
-    np.testing.assert_allclose(whole.energy_mean_j,
-                               np.concatenate([p.energy_mean_j for p in parts]), rtol=1e-12)
-    np.testing.assert_allclose(whole.energy_left_j,
-                               np.concatenate([p.energy_left_j for p in parts]), rtol=1e-12)
+    record = np.zeros((n, k + 2, 20))
+    record[..., 0:3] = rng.normal(size=(n, k + 2, 3))
+    record[..., 4:8] = unit_quaternions(rng, (n, k + 2))
+    record[..., 9:12] = rng.normal(size=(n, k + 2, 3))
+    record[..., 13:16] = rng.normal(size=(n, k + 2, 3))
+    record.setflags(write=False)
+    fields = [record[..., 0:3], record[..., 4:8], record[..., 9:12], record[..., 13:16]]
+    views = [f[:, :k] for f in fields] + [f[:, k:] for f in fields]
+    copies = [np.ascontiguousarray(v) for v in views]
+    from_views = EnergyTracker(config).update_block(times, *views)
+    from_copies = EnergyTracker(config).update_block(times, *copies)
+    np.testing.assert_array_equal(from_views.energy_left_j, from_copies.energy_left_j)
+    np.testing.assert_array_equal(from_views.energy_mean_j, from_copies.energy_mean_j)
+    assert np.all(from_copies.energy_mean_j > 0.0)
 
 
 def rotate(q, v):

@@ -35,13 +35,12 @@ from typing import Sequence
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_conjugate, quat_multiply
 from grasp_monitor.core.values import BodyState
+import numba
 import numpy as np
 import numpy.typing as npt
 
 #: The reference's failure threshold, J.
 DEFAULT_THRESHOLD_J = 1e7
-#: ``update_block`` evaluates at most this many samples x objects at a time.
-CHUNK_ELEMENTS = 16384
 
 
 def _with_trailing(value: npt.ArrayLike, trailing: tuple[int, ...], name: str) -> np.ndarray:
@@ -95,17 +94,11 @@ def _bilinear(a: np.ndarray, b: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 
 _BASIS = np.eye(4)
-#: (a ⊗ b)_i = Σ a_j b_k _PRODUCT[j, k, i]: Hamilton products of basis quaternions.
-_PRODUCT = quat_multiply(_BASIS[:, None], _BASIS[None])
 #: R(q) row-major = Σ q_a q_b _ROTATION[a, b], from R(q) v = vec(q ⊗ (0, v) ⊗ q̄), which
 #: is R(q) for a unit q.
 _ROTATION = np.ascontiguousarray(np.swapaxes(quat_multiply(
     quat_multiply(_BASIS[:, None, None], _BASIS[None, None, 1:]),
     quat_conjugate(_BASIS)[None, :, None])[..., 1:], -1, -2).reshape(4, 4, 9))
-#: (conj(a) ⊗ b)_i = Σ a_j b_k _CONJUGATE_PRODUCT[j, k, i].
-_CONJUGATE_PRODUCT = _PRODUCT * np.array([1.0, -1.0, -1.0, -1.0])[:, None, None]
-#: R(q)_ij for (i, j) row-major = Σ_ab _ROTATION_ROWS[(i, j), (a, b)] q_a q_b.
-_ROTATION_ROWS = np.ascontiguousarray(_ROTATION.reshape(16, 9).T)
 #: to_omega(q, q_dot)_i = Σ q_j q_dot_k _OMEGA[j, k, i]: the reference's matrix itself,
 #: evaluated at the basis quaternions.
 _OMEGA = np.ascontiguousarray(np.moveaxis(_omega_matrix(_BASIS), -1, 1))
@@ -285,6 +278,97 @@ def energy(
         vectors['current_angvel'], vectors['desired_angvel'])
 
 
+# -- the tracker's kernel -------------------------------------------------------------------
+# The tracker scores every physics step of a run, so its arithmetic is compiled: a loop
+# over samples, objects and grippers on scalars, with no temporary arrays, costs a
+# fraction of the numpy calls the same steps take on blocks (and leaves the cache to the
+# simulation). ``energy`` stays the numpy statement of the metric that tests compare with.
+
+
+@numba.njit(cache=True, nogil=True)
+def _rotate(w: float, x: float, y: float, z: float,
+            vx: float, vy: float, vz: float) -> tuple[float, float, float]:
+    """R(q) v for a unit quaternion: v + 2w (u × v) + 2 u × (u × v), u = vec(q)."""
+    cx, cy, cz = y * vz - z * vy, z * vx - x * vz, x * vy - y * vx
+    return (vx + 2.0 * (w * cx + y * cz - z * cy),
+            vy + 2.0 * (w * cy + z * cx - x * cz),
+            vz + 2.0 * (w * cz + x * cy - y * cx))
+
+
+# One signature, compiled (or loaded from numba's cache) at import: views of any layout
+# and read-only arrays convert to it, so no call waits for a compilation.
+_INPUT = numba.types.Array(numba.float64, 3, 'A', readonly=True)
+
+
+@numba.njit(numba.void(numba.types.Array(numba.float64, 1, 'A', readonly=True),
+                       *([_INPUT] * 10), numba.types.Array(numba.float64, 1, 'A', readonly=True),
+                       _INPUT, numba.float64[:, :, :], numba.float64[:, :]),
+            cache=True, nogil=True)
+def _carried_energy(
+    dt: np.ndarray,
+    position_object: np.ndarray, quaternion_object: np.ndarray,
+    linvel_object: np.ndarray, angvel_object: np.ndarray,
+    position_gripper: np.ndarray, quaternion_gripper: np.ndarray,
+    linvel_gripper: np.ndarray, angvel_gripper: np.ndarray,
+    position_in_gripper: np.ndarray, quaternion_in_gripper: np.ndarray,
+    mass: np.ndarray, inertia: np.ndarray,
+    energy_out: np.ndarray, mean_out: np.ndarray,
+) -> None:
+    """Write the energies (N, 2, K) and their mean (N, K) of objects carried by the grippers.
+
+    For every sample n, object k and gripper g, ``energy``'s steps with the
+    desired state of the object carried rigidly by g: ``x* = x_g + R(q_g) p``,
+    ``q* = q_g ⊗ q_gk`` (its sign nearest q), ``v* = v_g + ω_g × R(q_g) p``,
+    ``ω* = ω_g``; ``ωᵀ R I Rᵀ ω`` is evaluated in object axes, with the
+    inertia (K, 3, 3) in object axes. Inputs are (N, K, ...) for objects,
+    (N, 2, ...) for grippers, (2, K, ...) for the start poses in the grippers.
+    """
+    for n in range(dt.shape[0]):
+        h = dt[n]
+        for k in range(mass.shape[0]):
+            qw, qx, qy, qz = (quaternion_object[n, k, 0], quaternion_object[n, k, 1],
+                              quaternion_object[n, k, 2], quaternion_object[n, k, 3])
+            total = 0.0
+            for g in range(2):
+                gw, gx, gy, gz = (quaternion_gripper[n, g, 0], quaternion_gripper[n, g, 1],
+                                  quaternion_gripper[n, g, 2], quaternion_gripper[n, g, 3])
+                lx, ly, lz = _rotate(gw, gx, gy, gz, position_in_gripper[g, k, 0],
+                                     position_in_gripper[g, k, 1], position_in_gripper[g, k, 2])
+                wx, wy, wz = (angvel_gripper[n, g, 0], angvel_gripper[n, g, 1],
+                              angvel_gripper[n, g, 2])
+                vx = ((position_gripper[n, g, 0] + lx - position_object[n, k, 0]) / h
+                      + (linvel_gripper[n, g, 0] + wy * lz - wz * ly - linvel_object[n, k, 0]))
+                vy = ((position_gripper[n, g, 1] + ly - position_object[n, k, 1]) / h
+                      + (linvel_gripper[n, g, 1] + wz * lx - wx * lz - linvel_object[n, k, 1]))
+                vz = ((position_gripper[n, g, 2] + lz - position_object[n, k, 2]) / h
+                      + (linvel_gripper[n, g, 2] + wx * ly - wy * lx - linvel_object[n, k, 2]))
+                bw, bx, by, bz = (quaternion_in_gripper[g, k, 0], quaternion_in_gripper[g, k, 1],
+                                  quaternion_in_gripper[g, k, 2], quaternion_in_gripper[g, k, 3])
+                sw = gw * bw - gx * bx - gy * by - gz * bz
+                sx = gw * bx + gx * bw + gy * bz - gz * by
+                sy = gw * by - gx * bz + gy * bw + gz * bx
+                sz = gw * bz + gx * by - gy * bx + gz * bw
+                if sw * qw + sx * qx + sy * qy + sz * qz < 0.0:
+                    sw, sx, sy, sz = -sw, -sx, -sy, -sz
+                dw, dx, dy, dz = (sw - qw) / h, (sx - qx) / h, (sy - qy) / h, (sz - qz) / h
+                # to_omega(q, q_dot) with the reference's matrix, plus the spin error.
+                ax = 2.0 * (-qx * dw + qw * dx - qz * dy + qy * dz) + wx - angvel_object[n, k, 0]
+                ay = 2.0 * (-qy * dw + qz * dx + qw * dy - qx * dz) + wy - angvel_object[n, k, 1]
+                az = 2.0 * (-qz * dw - qy * dx + qx * dy + qw * dz) + wz - angvel_object[n, k, 2]
+                # R(q)ᵀ ω: the same rotation by conj(q).
+                ax, ay, az = _rotate(qw, -qx, -qy, -qz, ax, ay, az)
+                angular = (ax * (inertia[k, 0, 0] * ax + inertia[k, 0, 1] * ay
+                                 + inertia[k, 0, 2] * az)
+                           + ay * (inertia[k, 1, 0] * ax + inertia[k, 1, 1] * ay
+                                   + inertia[k, 1, 2] * az)
+                           + az * (inertia[k, 2, 0] * ax + inertia[k, 2, 1] * ay
+                                   + inertia[k, 2, 2] * az))
+                value = 0.5 * (mass[k] * (vx * vx + vy * vy + vz * vz) + angular)
+                energy_out[n, g, k] = value
+                total += value
+            mean_out[n, k] = 0.5 * total
+
+
 # -- tracking a trial -----------------------------------------------------------------------
 
 
@@ -424,33 +508,6 @@ class EnergyBlock:
                 np.asarray(getattr(self, name), dtype=float), shape, name))
 
 
-class _Workspace:
-    """Buffers for chunks of N samples of K objects, reused from chunk to chunk.
-
-    Allocating the temporaries afresh costs more than the arithmetic on them
-    (large ones come back from the system page by page), so the tracker keeps
-    one set per chunk length. Samples are the last axis everywhere: every
-    operation runs along rows of N.
-    """
-
-    def __init__(self, n: int, k: int) -> None:
-        self.gripper_quaternion = np.empty((2, 4, n))
-        self.gripper_squares = np.empty((2, 4, 4, n))
-        self.gripper_vectors = np.empty((2, 3, n))
-        self.spin = np.empty((2, 3, n))
-        self.lever = np.empty((2, 3, k, n))
-        self.linear = np.empty((2, 3, k, n))
-        self.slab = np.empty((2, 3, k, n))
-        self.object_vectors = np.empty((3, k, n))
-        self.quaternion = np.empty((4, k, n))
-        self.parts = np.empty((2, 16 * k, n))
-        self.error = np.empty((2, 4, k, n))
-        self.scale = np.empty((2, k, n))
-        self.squares = np.empty((4, 4, k, n))
-        self.rotation = np.empty((9, k * n))
-        self.angular = np.empty((2, 3, k, n))
-
-
 class EnergyTracker:
     """The energy metric of grasped objects over a trial, per sample.
 
@@ -467,10 +524,10 @@ class EnergyTracker:
     frame sensors on ``objtype="body"``, the inertial frame, whose inertia is
     ``body_inertia``); any frame fixed to a gripper serves for the gripper.
 
-    The math is vectorised over objects, grippers and, with ``update_block``,
-    over samples; a simulator can record N steps of state and evaluate them
-    at once, which costs far less per step than N calls (a failure is then
-    noticed up to N steps late).
+    The arithmetic is one compiled loop over samples, objects and grippers;
+    a simulator can record N steps of state and evaluate them with
+    ``update_block``, which costs far less per step than N calls (a failure
+    is then noticed up to N steps late).
 
     Args:
         config: the objects, their mass and inertia, and the threshold.
@@ -482,17 +539,6 @@ class EnergyTracker:
         self._objects = np.arange(k)
         self._history_time_s = np.empty(config.initial_capacity)
         self._history_energy_j = np.empty((config.initial_capacity, k))
-        # Inertia in object axes, object last: the principal moments (3, K) when
-        # every tensor is diagonal (MuJoCo's body_inertia), else the tensors (3, 3, K).
-        inertia = config.inertia_in_body_kg_m2
-        if np.all(inertia[:, [0, 0, 1], [1, 2, 2]] == 0.0):
-            self._inertia_in_body = np.ascontiguousarray(
-                np.diagonal(inertia, axis1=1, axis2=2).T)
-        else:
-            self._inertia_in_body = np.ascontiguousarray(inertia.transpose(1, 2, 0))
-        self._mass_column = np.asarray(config.mass_kg, float)[:, None]
-        # One set of buffers per chunk length (a block's chunks and its remainder).
-        self._work: dict[int, _Workspace] = {}
         self.reset()
 
     # -- trials ---------------------------------------------------------------------------
@@ -561,37 +607,16 @@ class EnergyTracker:
         self._failure_time_s: float | None = None
         self._position_object_in_gripper: np.ndarray | None = None
         self._quaternion_object_in_gripper: np.ndarray | None = None
-        self._lever_form: np.ndarray | None = None
-        self._error_form: np.ndarray | None = None
 
     def _start(self, position_object: np.ndarray, quaternion_object: np.ndarray,
                position_gripper: np.ndarray, quaternion_gripper: np.ndarray) -> None:
-        """Store T_gripper_object(0) for both grippers, shape (2, K, ...).
-
-        Carried by gripper g, object k's offset from it in the world frame is
-        ``R(q_g) p_gk``, quadratic in q_g, and the rotation still to go,
-        ``conj(q_k) ⊗ q_g ⊗ q_gk``, is bilinear in q_k and q_g. Their
-        coefficients are fixed for the trial, so they are folded once into
-        ``_lever_form`` (2, 3K, 16) and ``_error_form`` (2, 16K, 4), per gripper
-        matrices, and a block of samples costs four matrix products and
-        elementwise work.
-        """
+        """Store T_gripper_object(0) for both grippers, shape (2, K, ...)."""
         gripper_to_world = _rotation_matrix(quaternion_gripper)  # (2, 3, 3)
         offset_in_world = position_object[None] - position_gripper[:, None]  # (2, K, 3)
-        position_in_gripper = np.einsum('gji,gkj->gki', gripper_to_world, offset_in_world)
-        quaternion_in_gripper = quat_multiply(
+        self._position_object_in_gripper = np.einsum('gji,gkj->gki', gripper_to_world,
+                                                     offset_in_world)
+        self._quaternion_object_in_gripper = quat_multiply(
             quat_conjugate(quaternion_gripper)[:, None], quaternion_object[None])
-        k = position_object.shape[0]
-        # R(q_g) p_gk, component c: Σ_x (q_g q_g)_x _lever_form[g, (c, k), x].
-        self._lever_form = np.einsum('xcj,gkj->gckx', _ROTATION.reshape(16, 3, 3),
-                                     position_in_gripper).reshape(2, 3 * k, 16)
-        # q*_j = Σ_a q_g,a desired[a, j]; conj(q_k) ⊗ q*, component i:
-        # Σ_b q_k,b parts[b, i], parts = Σ_a _error_form[g, (b, i, k), a] q_g,a.
-        desired = np.einsum('acj,gkc->ajgk', _PRODUCT, quaternion_in_gripper)
-        self._error_form = np.einsum('bji,ajgk->gbika', _CONJUGATE_PRODUCT,
-                                     desired).reshape(2, 16 * k, 4)
-        self._position_object_in_gripper = position_in_gripper
-        self._quaternion_object_in_gripper = quaternion_in_gripper
 
     # -- samples --------------------------------------------------------------------------
     def update(self, objects: Sequence[BodyState], left_gripper: BodyState,
@@ -735,113 +760,16 @@ class EnergyTracker:
         if self._position_object_in_gripper is None:
             self._start(position_object[0], quaternion_object[0],
                         position_gripper[0], quaternion_gripper[0])
-        inputs = (position_object, quaternion_object, linvel_object, angvel_object,
-                  position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper)
-        # Chunks bound the buffers (about 100 doubles per sample and object) while
-        # keeping rows long: per sample, longer rows cost less.
-        chunk = max(CHUNK_ELEMENTS // self._objects.size, 1)
-        if times.size <= chunk:
-            energy = self._energy_per_gripper(dt, *inputs)
-        else:
-            energy = np.empty((2, times.size, self._objects.size))
-            for first in range(0, times.size, chunk):
-                part = slice(first, first + chunk)
-                energy[:, part] = self._energy_per_gripper(
-                    dt[part], *(array[part] for array in inputs))
-        energy_j = energy.transpose(1, 0, 2)
-        mean_j = 0.5 * (energy[0] + energy[1])
+        n, k = times.size, self._objects.size
+        energy_j, mean_j = np.empty((n, 2, k)), np.empty((n, k))
+        _carried_energy(dt, position_object, quaternion_object, linvel_object, angvel_object,
+                        position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper,
+                        self._position_object_in_gripper, self._quaternion_object_in_gripper,
+                        self.config.mass_kg, self.config.inertia_in_body_kg_m2, energy_j, mean_j)
         # NaN (a diverged state) fails as surely as a large energy.
         failed = ~np.all(mean_j <= self.config.threshold_j, axis=1)
         self._record(times, mean_j, failed)
         return energy_j, mean_j, failed
-
-    def _energy_per_gripper(
-        self, dt: np.ndarray,
-        position_object: np.ndarray, quaternion_object: np.ndarray,
-        linvel_object: np.ndarray, angvel_object: np.ndarray,
-        position_gripper: np.ndarray, quaternion_gripper: np.ndarray,
-        linvel_gripper: np.ndarray, angvel_gripper: np.ndarray,
-    ) -> np.ndarray:
-        """Return the energies (2, N, K) of N samples ``dt`` (N,) apart: ``energy`` rearranged.
-
-        Algebraically the same as ``energy`` with the desired state of each
-        gripper, arranged for few numpy calls along rows of N samples, in
-        preallocated buffers:
-
-        * the linear term uses ``v dt = (x* + v* dt) - (x + v dt)``, with
-          ``x* = x_g + R(q_g) p`` and ``v* = v_g + ω_g × R(q_g) p``;
-        * the pose term of the angular velocity, ``to_omega(q, (q* - q)/dt)``,
-          is ``2 vec(q* ⊗ conj(q)) / dt`` (the matrix of ``to_omega`` gives 0
-          for q itself), with q* given the sign nearest q as in ``energy``;
-        * ``ωᵀ R I Rᵀ ω`` is evaluated in object axes as ``(Rᵀ ω)ᵀ I (Rᵀ ω)``,
-          where ``Rᵀ vec(q* ⊗ conj(q)) = vec(conj(q) ⊗ q*)``.
-        """
-        n, k = dt.size, self._objects.size
-        work = self._work.get(n)
-        if work is None:
-            if len(self._work) >= 4:  # a caller whose block sizes keep changing
-                self._work.clear()
-            work = self._work[n] = _Workspace(n, k)
-        dt_3 = dt[:, None, None]
-        # Components first, samples last: gripper arrays (2, c, N), object arrays (c, K, N).
-        gripper_quaternion = work.gripper_quaternion
-        np.copyto(gripper_quaternion, quaternion_gripper.transpose(1, 2, 0))
-        quaternion = work.quaternion
-        np.copyto(quaternion, quaternion_object.transpose(2, 1, 0))
-        # Linear error times dt, (2, 3, K, N), m.
-        np.multiply(gripper_quaternion[:, :, None], gripper_quaternion[:, None],
-                    out=work.gripper_squares)
-        lever = work.lever  # R(q_g) p
-        np.matmul(self._lever_form, work.gripper_squares.reshape(2, 16, n),
-                  out=lever.reshape(2, 3 * k, n))
-        ahead = work.gripper_vectors  # x_g + v_g dt
-        np.multiply(dt_3, linvel_gripper, out=ahead.transpose(2, 0, 1))
-        ahead += position_gripper.transpose(1, 2, 0)
-        linear = np.add(lever, ahead[:, :, None], out=work.linear)
-        # ω_g dt × lever, component by component.
-        spin = work.spin
-        np.multiply(dt_3, angvel_gripper, out=spin.transpose(2, 0, 1))
-        term = work.slab[:, 0]
-        for i, (a, b) in enumerate(((1, 2), (2, 0), (0, 1))):
-            np.multiply(spin[:, a, None], lever[:, b], out=term)
-            linear[:, i] += term
-            np.multiply(spin[:, b, None], lever[:, a], out=term)
-            linear[:, i] -= term
-        carried = work.object_vectors  # x + v dt
-        np.multiply(dt_3, linvel_object, out=carried.transpose(2, 1, 0))
-        carried += position_object.transpose(2, 1, 0)
-        linear -= carried
-        energy = np.einsum('gckn,gckn->gkn', linear, linear)  # (2, K, N), m²
-        # Rotation still to go in object axes, conj(q) ⊗ q*, (2, 4, K, N).
-        parts = np.matmul(self._error_form, gripper_quaternion, out=work.parts)
-        error = np.einsum('bkn,gbikn->gikn', quaternion, parts.reshape(2, 4, 4, k, n),
-                          out=work.error)
-        # The nearer sign of q*: conj(q) ⊗ q* has w = q*·q.
-        scale = work.scale
-        scale.fill(2.0)
-        np.negative(scale, out=scale, where=error[:, 0] < 0.0)
-        scale /= dt
-        # Rᵀ (ω_g - ω) + 2 vec(conj(q) ⊗ q*) / dt, (2, 3, K, N), rad/s.
-        np.multiply(quaternion[:, None], quaternion[None], out=work.squares)
-        rotation = np.matmul(_ROTATION_ROWS, work.squares.reshape(16, k * n),
-                             out=work.rotation).reshape(3, 3, k, n)  # R(q)_ij
-        spin_error = np.subtract(angvel_gripper.transpose(1, 2, 0)[:, :, None],
-                                 angvel_object.transpose(2, 1, 0), out=work.slab)
-        angular = np.einsum('ijkn,gikn->gjkn', rotation, spin_error, out=work.angular)
-        vector = error[:, 1:]
-        vector *= scale[:, None]
-        angular += vector
-        inertia = self._inertia_in_body
-        if inertia.ndim == 2:  # principal moments (3, K)
-            angular_term = np.einsum('gjkn,gjkn,jk->gkn', angular, angular, inertia)
-        else:  # tensors (3, 3, K)
-            torque = np.einsum('ijk,gjkn->gikn', inertia, angular, out=work.slab)
-            angular_term = np.einsum('gikn,gikn->gkn', angular, torque)
-        energy *= self._mass_column
-        energy /= dt * dt
-        energy += angular_term
-        energy *= 0.5
-        return energy.transpose(0, 2, 1)
 
     def _record(self, times: np.ndarray, mean_j: np.ndarray, failed: np.ndarray) -> None:
         """Append to the history and update peaks, failure and the last time."""

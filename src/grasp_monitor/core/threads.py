@@ -1,8 +1,10 @@
 """Thread counts of numerical libraries, set before they load (no numpy import here).
 
-A benchmark run is MuJoCo on one thread and small matrix products. With more BLAS
-threads, OpenBLAS threads the metric's products and its threads spin on the cores
-other runs use (+50 % CPU per run with 8 cubes, measured).
+The benchmark runs one process per core, each MuJoCo on one thread. A BLAS library
+left to its default starts a thread per core in every process, and those threads spin
+on the cores the other runs use: +50 % CPU per 8-cube run when the metric was numpy
+matrix products. The metric is compiled now and makes no BLAS calls in a run (the same
+CPU with 1 or 2 threads), so this only keeps any that remain from competing.
 """
 
 from __future__ import annotations
