@@ -130,9 +130,11 @@ def test_the_sensors_history_holds_what_a_copy_of_sensordata_per_step_would():
         sim.step(1)
         copies.append(sim.data.sensordata[-13 * 4:].copy())
     times = np.arange(120) * sim.timestep_s
-    for last in (50, 7, 1):
-        expected = split_frame_sensors(np.array(copies[-last:]), 2)
-        for got, want in zip(frames.read(times[-last:]), expected, strict=True):
+    # The whole ring (across its end), the newest few, and older ones before the newest.
+    for kept in (slice(-50, None), slice(-7, None), slice(-1, None), slice(-30, -20),
+                 slice(-50, -45)):
+        expected = split_frame_sensors(np.array(copies[kept]), 2)
+        for got, want in zip(frames.read(times[kept]), expected, strict=True):
             np.testing.assert_array_equal(got, want)
     # Samples no longer kept, or never taken, are refused, not invented.
     for missing in (times[-51:], times[:3], times[-3:] + 1.0, times[:0]):

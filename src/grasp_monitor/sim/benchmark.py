@@ -63,6 +63,7 @@ from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scene import Scene, SimSettings
 from grasp_monitor.sim.scenes import build_scene
 import mujoco
+import numba
 import numpy as np
 
 #: The benchmark's scenarios, as the command names them.
@@ -192,6 +193,46 @@ def split_frame_sensors(record: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
     return (*(f[:, :k] for f in fields), *(f[:, k:k + 2] for f in fields))
 
 
+_VECTOR = numba.types.Array(numba.float64, 1, 'A', readonly=True)
+
+
+# Compiled (or loaded from numba's cache) at import, as the energy tracker's kernel.
+@numba.njit(numba.int64(_VECTOR, numba.types.Array(numba.int64, 1, 'A', readonly=True),
+                        _VECTOR, _VECTOR), cache=True, nogil=True)
+def _first_kept_slot(history: np.ndarray, cursors: np.ndarray, stamps: np.ndarray,
+                     times: np.ndarray) -> int:
+    """Return the ring slot of the sample of ``times[0]``, or -1 if any time has none.
+
+    The ring's slots run oldest first from the one after the cursor; the
+    samples of ``times`` must be consecutive there, each stamped with its
+    time (to 1e-6 relative), and every sensor's cursor the same (sampled
+    together). One compiled pass: the same checks as numpy calls would cost
+    more than the block's energies, each call slowed by the cache that
+    stepping took.
+    """
+    n, count = stamps.shape[0], times.shape[0]
+    cursor = history[cursors[0]]
+    for i in range(cursors.shape[0]):
+        if history[cursors[i]] != cursor:
+            return -1
+    if count == 0 or count > n:
+        return -1
+    largest = 1.0
+    for i in range(count):
+        largest = max(largest, abs(times[i]))
+    tolerance = 1e-6 * largest
+    oldest = int(cursor) + 1
+    start = 0  # the first kept sample not older than times[0] (stamps rise along the ring)
+    while start < n and stamps[(oldest + start) % n] < times[0] - tolerance:
+        start += 1
+    if start + count > n:
+        return -1
+    for i in range(count):
+        if not abs(stamps[(oldest + start + i) % n] - times[i]) <= tolerance:
+            return -1
+    return (oldest + start) % n
+
+
 class FrameHistory:
     """Reads the samples MuJoCo kept of the ``with_frame_sensors`` sensors, a block at a time.
 
@@ -238,7 +279,7 @@ class FrameHistory:
             (body_stride, width * stride, stride), writeable=False)
             for j, (_, width) in enumerate(_FRAME_SENSORS)]
         self._history = history
-        self._cursors = start.ravel() + 1
+        self._cursors = (start.ravel() + 1).astype(np.int64)
         self._stamps = history[int(start[0, 0]) + 2:int(start[0, 0]) + 2 + n]
 
     def read(self, times: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -255,28 +296,21 @@ class FrameHistory:
                 sensors were not sampled together.
         """
         n, count = self.nsample, times.size
-        cursors = self._history[self._cursors]
-        cursor = int(cursors[0])
-        slots = (cursor + 1 + np.arange(n)) % n  # oldest first
-        stamps = self._stamps[slots]
-        tolerance = 1e-6 * max(1.0, float(np.abs(times).max())) if count else 0.0
-        first = int(np.searchsorted(stamps, times[0] - tolerance)) if count else 0
-        slots, stamps = slots[first:first + count], stamps[first:first + count]
-        together = bool(np.all(cursors == cursor))
-        if (not together or stamps.size != count or count == 0
-                or not float(np.abs(stamps - times).max()) <= tolerance):
+        first = _first_kept_slot(self._history, self._cursors, self._stamps, times)
+        if first < 0:
+            cursors = self._history[self._cursors]
+            together = bool(np.all(cursors == cursors[0]))
             span = f'{times[0]:.4f}..{times[-1]:.4f} s' if count else 'no time'
             raise SimulationError(f'the frame sensors hold no samples of t = {span} '
                                   f'(kept: {n}, together: {together})')
         k = self.objects
-        if slots[0] <= slots[-1]:  # one run of the ring: views, valid until the next step
-            kept = slice(int(slots[0]), int(slots[0]) + count)
+        if first + count <= n:  # one run of the ring: views, valid until the next step
+            kept = slice(first, first + count)
             fields = [values[:, kept].swapaxes(0, 1) for values in self._values]
             return (*(f[:, :k] for f in fields), *(f[:, k:] for f in fields))
         # Two runs around the ring's end: copies.
-        split = count - int(slots[-1]) - 1
-        runs = ((slice(0, split), slice(int(slots[0]), int(slots[0]) + split)),
-                (slice(split, count), slice(0, count - split)))
+        split = n - first
+        runs = ((slice(0, split), slice(first, n)), (slice(split, count), slice(0, count - split)))
         fields = []
         for values in self._values:
             # Body by body: each a contiguous run of the buffer, copied as one.
