@@ -30,6 +30,7 @@ Differences from the reference, all deliberate:
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 from typing import Sequence
 
 from grasp_monitor.core.errors import ConfigError
@@ -279,10 +280,11 @@ def energy(
 
 
 # -- the tracker's kernel -------------------------------------------------------------------
-# The tracker scores every physics step of a run, so its arithmetic is compiled: a loop
-# over samples, objects and grippers on scalars, with no temporary arrays, costs a
-# fraction of the numpy calls the same steps take on blocks (and leaves the cache to the
-# simulation). ``energy`` stays the numpy statement of the metric that tests compare with.
+# The tracker scores every physics step of a run, so its per-sample work (intervals,
+# energies, peaks, failure) is compiled: a loop over samples, objects and grippers on
+# scalars, with no temporary arrays, costs a fraction of the numpy calls the same steps
+# take on blocks, each slowed by the cache the simulation took. ``energy`` stays the numpy
+# statement of the metric that tests compare with.
 
 
 @numba.njit(cache=True, nogil=True)
@@ -295,17 +297,33 @@ def _rotate(w: float, x: float, y: float, z: float,
             vz + 2.0 * (w * cz + x * cy - y * cx))
 
 
-# One signature, compiled (or loaded from numba's cache) at import: views of any layout
+# One signature each, compiled (or loaded from numba's cache) at import: views of any layout
 # and read-only arrays convert to it, so no call waits for a compilation.
+_VECTOR = numba.types.Array(numba.float64, 1, 'A', readonly=True)
 _INPUT = numba.types.Array(numba.float64, 3, 'A', readonly=True)
 
 
-@numba.njit(numba.void(numba.types.Array(numba.float64, 1, 'A', readonly=True),
-                       *([_INPUT] * 10), numba.types.Array(numba.float64, 1, 'A', readonly=True),
-                       _INPUT, numba.float64[:, :, :], numba.float64[:, :]),
+@numba.njit(numba.int64(_VECTOR, numba.float64), cache=True, nogil=True)
+def _first_bad_time(times: np.ndarray, previous_s: float) -> int:
+    """Index of the first time not finite or not after the one before, or -1.
+
+    The first is compared with ``previous_s`` (NaN: no previous sample).
+    """
+    before = previous_s
+    for n in range(times.shape[0]):
+        if not (math.isfinite(times[n]) and (math.isnan(before) or times[n] > before)):
+            return n
+        before = times[n]
+    return -1
+
+
+@numba.njit(numba.int64(_VECTOR, numba.float64, numba.float64, numba.float64,
+                        *([_INPUT] * 10), _VECTOR, _INPUT,
+                        numba.float64[:, :, :], numba.float64[:, :], numba.float64[:],
+                        numba.float64[:]),
             cache=True, nogil=True)
-def _carried_energy(
-    dt: np.ndarray,
+def _score_block(
+    times: np.ndarray, previous_s: float, first_dt_s: float, threshold_j: float,
     position_object: np.ndarray, quaternion_object: np.ndarray,
     linvel_object: np.ndarray, angvel_object: np.ndarray,
     position_gripper: np.ndarray, quaternion_gripper: np.ndarray,
@@ -313,18 +331,29 @@ def _carried_energy(
     position_in_gripper: np.ndarray, quaternion_in_gripper: np.ndarray,
     mass: np.ndarray, inertia: np.ndarray,
     energy_out: np.ndarray, mean_out: np.ndarray,
-) -> None:
-    """Write the energies (N, 2, K) and their mean (N, K) of objects carried by the grippers.
+    peak_energy_j: np.ndarray, peak_time_s: np.ndarray,
+) -> int:
+    """Score N samples of objects carried by the grippers; return the first failed one or -1.
 
-    For every sample n, object k and gripper g, ``energy``'s steps with the
-    desired state of the object carried rigidly by g: ``x* = x_g + R(q_g) p``,
-    ``q* = q_g ⊗ q_gk`` (its sign nearest q), ``v* = v_g + ω_g × R(q_g) p``,
-    ``ω* = ω_g``; ``ωᵀ R I Rᵀ ω`` is evaluated in object axes, with the
-    inertia (K, 3, 3) in object axes. Inputs are (N, K, ...) for objects,
-    (N, 2, ...) for grippers, (2, K, ...) for the start poses in the grippers.
+    Writes the energies (N, 2, K) and their mean (N, K), and raises the
+    per-object peaks (K,) in place (a NaN is no peak). For every sample n,
+    object k and gripper g, ``energy``'s steps with the desired state of the
+    object carried rigidly by g: ``x* = x_g + R(q_g) p``, ``q* = q_g ⊗ q_gk``
+    (its sign nearest q), ``v* = v_g + ω_g × R(q_g) p``, ``ω* = ω_g``;
+    ``ωᵀ R I Rᵀ ω`` is evaluated in object axes, with the inertia (K, 3, 3)
+    in object axes. ``dt`` is the interval since the sample before
+    (``previous_s``; ``first_dt_s`` when that is NaN). Inputs are (N, K, ...)
+    for objects, (N, 2, ...) for grippers, (2, K, ...) for the start poses in
+    the grippers. A sample fails when a mean exceeds ``threshold_j`` or is NaN.
     """
-    for n in range(dt.shape[0]):
-        h = dt[n]
+    first_failed = -1
+    for n in range(times.shape[0]):
+        if n > 0:
+            h = times[n] - times[n - 1]
+        elif math.isnan(previous_s):
+            h = first_dt_s
+        else:
+            h = times[0] - previous_s
         for k in range(mass.shape[0]):
             qw, qx, qy, qz = (quaternion_object[n, k, 0], quaternion_object[n, k, 1],
                               quaternion_object[n, k, 2], quaternion_object[n, k, 3])
@@ -366,7 +395,13 @@ def _carried_energy(
                 value = 0.5 * (mass[k] * (vx * vx + vy * vy + vz * vz) + angular)
                 energy_out[n, g, k] = value
                 total += value
-            mean_out[n, k] = 0.5 * total
+            mean = 0.5 * total
+            mean_out[n, k] = mean
+            if mean > peak_energy_j[k]:
+                peak_energy_j[k], peak_time_s[k] = mean, times[n]
+            if first_failed < 0 and not mean <= threshold_j:
+                first_failed = n
+    return first_failed
 
 
 # -- tracking a trial -----------------------------------------------------------------------
@@ -679,10 +714,10 @@ class EnergyTracker:
             (linear_velocity_gripper_in_world, (2, 3), 'linear_velocity_gripper_in_world'),
             (angular_velocity_gripper_in_world, (2, 3), 'angular_velocity_gripper_in_world'))
         times = np.array([time_s], dtype=float)
-        energy_j, mean_j, failed = self._evaluate(times, *(a[None] for a in arrays))
+        energy_j, mean_j, first_failed = self._evaluate(times, *(a[None] for a in arrays))
         return EnergySample(
             float(times[0]), energy_j[0, 0], energy_j[0, 1], mean_j[0],
-            float(mean_j[0].max()), bool(failed[0]))
+            float(mean_j[0].max()), first_failed == 0)
 
     def update_block(
         self,
@@ -732,9 +767,9 @@ class EnergyTracker:
             (linear_velocity_gripper_in_world, (n, 2, 3), 'linear_velocity_gripper_in_world'),
             (angular_velocity_gripper_in_world, (n, 2, 3),
              'angular_velocity_gripper_in_world'))
-        energy_j, mean_j, failed = self._evaluate(times, *arrays)
+        energy_j, mean_j, first_failed = self._evaluate(times, *arrays)
         return EnergyBlock(times.copy(), energy_j[:, 0], energy_j[:, 1], mean_j,
-                           float(mean_j.max()), bool(failed.any()))
+                           float(mean_j.max()), first_failed >= 0)
 
     def _evaluate(
         self, times: np.ndarray,
@@ -742,17 +777,14 @@ class EnergyTracker:
         linvel_object: np.ndarray, angvel_object: np.ndarray,
         position_gripper: np.ndarray, quaternion_gripper: np.ndarray,
         linvel_gripper: np.ndarray, angvel_gripper: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Energies (N, 2, K), their mean (N, K) and failure per sample (N,); record them."""
-        dt = np.empty_like(times)
-        if self._last_time_s is None:
-            dt[0] = self.config.dt_s
-        else:
-            dt[0] = times[0] - self._last_time_s
-        dt[1:] = times[1:] - times[:-1]
-        valid = np.isfinite(times) & (dt > 0.0)
-        if not valid.all():
-            bad = int(np.argmin(valid))
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Energies (N, 2, K), their mean (N, K) and the first failed sample (-1: none).
+
+        Records them: history, peaks, failure and the last time.
+        """
+        previous_s = math.nan if self._last_time_s is None else self._last_time_s
+        bad = _first_bad_time(times, previous_s)
+        if bad >= 0:
             previous = times[bad - 1] if bad > 0 else self._last_time_s
             after = 'the start' if previous is None else repr(float(previous))
             raise ConfigError(f'time_s must be finite and increase from sample to sample, '
@@ -762,17 +794,18 @@ class EnergyTracker:
                         position_gripper[0], quaternion_gripper[0])
         n, k = times.size, self._objects.size
         energy_j, mean_j = np.empty((n, 2, k)), np.empty((n, k))
-        _carried_energy(dt, position_object, quaternion_object, linvel_object, angvel_object,
-                        position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper,
-                        self._position_object_in_gripper, self._quaternion_object_in_gripper,
-                        self.config.mass_kg, self.config.inertia_in_body_kg_m2, energy_j, mean_j)
-        # NaN (a diverged state) fails as surely as a large energy.
-        failed = ~np.all(mean_j <= self.config.threshold_j, axis=1)
-        self._record(times, mean_j, failed)
-        return energy_j, mean_j, failed
+        first_failed = _score_block(
+            times, previous_s, self.config.dt_s, self.config.threshold_j,
+            position_object, quaternion_object, linvel_object, angvel_object,
+            position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper,
+            self._position_object_in_gripper, self._quaternion_object_in_gripper,
+            self.config.mass_kg, self.config.inertia_in_body_kg_m2, energy_j, mean_j,
+            self._peak_energy_j, self._peak_time_s)
+        self._record(times, mean_j, first_failed)
+        return energy_j, mean_j, first_failed
 
-    def _record(self, times: np.ndarray, mean_j: np.ndarray, failed: np.ndarray) -> None:
-        """Append to the history and update peaks, failure and the last time."""
+    def _record(self, times: np.ndarray, mean_j: np.ndarray, first_failed: int) -> None:
+        """Append to the history; note the failure and the last time (peaks are the kernel's)."""
         start, stop = self._count, self._count + times.size
         capacity = self._history_time_s.size
         if stop > capacity:
@@ -786,14 +819,8 @@ class EnergyTracker:
         self._history_time_s[start:stop] = times
         self._history_energy_j[start:stop] = mean_j
         self._count = stop
-        comparable = np.where(np.isnan(mean_j), -np.inf, mean_j)
-        row = comparable.argmax(axis=0)
-        block_peak = comparable[row, self._objects]
-        higher = block_peak > self._peak_energy_j
-        self._peak_energy_j = np.where(higher, block_peak, self._peak_energy_j)
-        self._peak_time_s = np.where(higher, times[row], self._peak_time_s)
-        if self._failure_time_s is None and failed.any():
-            self._failure_time_s = float(times[failed.argmax()])
+        if self._failure_time_s is None and first_failed >= 0:
+            self._failure_time_s = float(times[first_failed])
         self._last_time_s = float(times[-1])
 
     # -- inputs ---------------------------------------------------------------------------
