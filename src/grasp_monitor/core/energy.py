@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import math
 from typing import Sequence
 
+from grasp_monitor.core.compiled import Compiled, float_array
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_conjugate, quat_multiply
 from grasp_monitor.core.values import BodyState
-import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -281,29 +281,13 @@ def energy(
 
 # -- the tracker's kernel -------------------------------------------------------------------
 # The tracker scores every physics step of a run, so its per-sample work (intervals,
-# energies, peaks, failure) is compiled: a loop over samples, objects and grippers on
-# scalars, with no temporary arrays, costs a fraction of the numpy calls the same steps
-# take on blocks, each slowed by the cache the simulation took. ``energy`` stays the numpy
-# statement of the metric that tests compare with.
+# energies, peaks, failure) is written for numba: blocks run it compiled, a loop over
+# samples, objects and grippers on scalars with no temporary arrays, which costs a fraction
+# of the numpy calls the same steps take on blocks (each slowed by the cache the simulation
+# took). Single samples run the same code as Python (``core.compiled``). ``energy`` stays
+# the numpy statement of the metric that tests compare with.
 
 
-@numba.njit(cache=True, nogil=True)
-def _rotate(w: float, x: float, y: float, z: float,
-            vx: float, vy: float, vz: float) -> tuple[float, float, float]:
-    """R(q) v for a unit quaternion: v + 2w (u × v) + 2 u × (u × v), u = vec(q)."""
-    cx, cy, cz = y * vz - z * vy, z * vx - x * vz, x * vy - y * vx
-    return (vx + 2.0 * (w * cx + y * cz - z * cy),
-            vy + 2.0 * (w * cy + z * cx - x * cz),
-            vz + 2.0 * (w * cz + x * cy - y * cx))
-
-
-# One signature each, compiled (or loaded from numba's cache) at import: views of any layout
-# and read-only arrays convert to it, so no call waits for a compilation.
-_VECTOR = numba.types.Array(numba.float64, 1, 'A', readonly=True)
-_INPUT = numba.types.Array(numba.float64, 3, 'A', readonly=True)
-
-
-@numba.njit(numba.int64(_VECTOR, numba.float64), cache=True, nogil=True)
 def _first_bad_time(times: np.ndarray, previous_s: float) -> int:
     """Index of the first time not finite or not after the one before, or -1.
 
@@ -317,11 +301,6 @@ def _first_bad_time(times: np.ndarray, previous_s: float) -> int:
     return -1
 
 
-@numba.njit(numba.int64(_VECTOR, numba.float64, numba.float64, numba.float64,
-                        *([_INPUT] * 10), _VECTOR, _INPUT,
-                        numba.float64[:, :, :], numba.float64[:, :], numba.float64[:],
-                        numba.float64[:]),
-            cache=True, nogil=True)
 def _score_block(
     times: np.ndarray, previous_s: float, first_dt_s: float, threshold_j: float,
     position_object: np.ndarray, quaternion_object: np.ndarray,
@@ -345,6 +324,8 @@ def _score_block(
     (``previous_s``; ``first_dt_s`` when that is NaN). Inputs are (N, K, ...)
     for objects, (N, 2, ...) for grippers, (2, K, ...) for the start poses in
     the grippers. A sample fails when a mean exceeds ``threshold_j`` or is NaN.
+    Rotations by a unit quaternion (w, u) are written out as
+    ``v + 2w (u × v) + 2 u × (u × v)``: numba compiles no call to a plain function.
     """
     first_failed = -1
     for n in range(times.shape[0]):
@@ -361,8 +342,13 @@ def _score_block(
             for g in range(2):
                 gw, gx, gy, gz = (quaternion_gripper[n, g, 0], quaternion_gripper[n, g, 1],
                                   quaternion_gripper[n, g, 2], quaternion_gripper[n, g, 3])
-                lx, ly, lz = _rotate(gw, gx, gy, gz, position_in_gripper[g, k, 0],
-                                     position_in_gripper[g, k, 1], position_in_gripper[g, k, 2])
+                # lever = R(q_g) p
+                px, py, pz = (position_in_gripper[g, k, 0], position_in_gripper[g, k, 1],
+                              position_in_gripper[g, k, 2])
+                cx, cy, cz = gy * pz - gz * py, gz * px - gx * pz, gx * py - gy * px
+                lx = px + 2.0 * (gw * cx + gy * cz - gz * cy)
+                ly = py + 2.0 * (gw * cy + gz * cx - gx * cz)
+                lz = pz + 2.0 * (gw * cz + gx * cy - gy * cx)
                 wx, wy, wz = (angvel_gripper[n, g, 0], angvel_gripper[n, g, 1],
                               angvel_gripper[n, g, 2])
                 vx = ((position_gripper[n, g, 0] + lx - position_object[n, k, 0]) / h
@@ -384,8 +370,11 @@ def _score_block(
                 ax = 2.0 * (-qx * dw + qw * dx - qz * dy + qy * dz) + wx - angvel_object[n, k, 0]
                 ay = 2.0 * (-qy * dw + qz * dx + qw * dy - qx * dz) + wy - angvel_object[n, k, 1]
                 az = 2.0 * (-qz * dw - qy * dx + qx * dy + qw * dz) + wz - angvel_object[n, k, 2]
-                # R(q)ᵀ ω: the same rotation by conj(q).
-                ax, ay, az = _rotate(qw, -qx, -qy, -qz, ax, ay, az)
+                # R(q)ᵀ ω: the same rotation by conj(q) = (w, -u).
+                cx, cy, cz = qz * ay - qy * az, qx * az - qz * ax, qy * ax - qx * ay
+                ax, ay, az = (ax + 2.0 * (qw * cx - qy * cz + qz * cy),
+                              ay + 2.0 * (qw * cy - qz * cx + qx * cz),
+                              az + 2.0 * (qw * cz - qx * cy + qy * cx))
                 angular = (ax * (inertia[k, 0, 0] * ax + inertia[k, 0, 1] * ay
                                  + inertia[k, 0, 2] * az)
                            + ay * (inertia[k, 1, 0] * ax + inertia[k, 1, 1] * ay
@@ -402,6 +391,26 @@ def _score_block(
             if first_failed < 0 and not mean <= threshold_j:
                 first_failed = n
     return first_failed
+
+
+# One signature each, so views of any layout and read-only arrays take no compilation of
+# their own.
+_FIRST_BAD_TIME = Compiled(_first_bad_time, lambda nb: nb.int64(float_array(nb, 1), nb.float64))
+_SCORE_BLOCK = Compiled(_score_block, lambda nb: nb.int64(
+    float_array(nb, 1), nb.float64, nb.float64, nb.float64, *([float_array(nb, 3)] * 10),
+    float_array(nb, 1), float_array(nb, 3), float_array(nb, 3, readonly=False),
+    float_array(nb, 2, readonly=False), float_array(nb, 1, readonly=False),
+    float_array(nb, 1, readonly=False)))
+
+
+def compile_block_scoring() -> None:
+    """Compile (or load from numba's cache) what ``update_block`` runs on blocks.
+
+    The first block of a process would otherwise wait for it (about 0.3 s with
+    numba's cache, 1.5 s without); a benchmark calls this before its clock starts.
+    """
+    for function in (_FIRST_BAD_TIME, _SCORE_BLOCK):
+        function.compiled
 
 
 # -- tracking a trial -----------------------------------------------------------------------
@@ -783,7 +792,10 @@ class EnergyTracker:
         Records them: history, peaks, failure and the last time.
         """
         previous_s = math.nan if self._last_time_s is None else self._last_time_s
-        bad = _first_bad_time(times, previous_s)
+        # A block runs the kernels compiled; a single sample as Python (see core.compiled).
+        block = times.size > 1
+        first_bad_time = _FIRST_BAD_TIME if block else _first_bad_time
+        bad = first_bad_time(times, previous_s)
         if bad >= 0:
             previous = times[bad - 1] if bad > 0 else self._last_time_s
             after = 'the start' if previous is None else repr(float(previous))
@@ -794,13 +806,15 @@ class EnergyTracker:
                         position_gripper[0], quaternion_gripper[0])
         n, k = times.size, self._objects.size
         energy_j, mean_j = np.empty((n, 2, k)), np.empty((n, k))
-        first_failed = _score_block(
-            times, previous_s, self.config.dt_s, self.config.threshold_j,
-            position_object, quaternion_object, linvel_object, angvel_object,
-            position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper,
-            self._position_object_in_gripper, self._quaternion_object_in_gripper,
-            self.config.mass_kg, self.config.inertia_in_body_kg_m2, energy_j, mean_j,
-            self._peak_energy_j, self._peak_time_s)
+        # numpy scalars warn where the compiled code does not (inf - inf of a diverged state).
+        with np.errstate(all='ignore'):
+            first_failed = (_SCORE_BLOCK if block else _score_block)(
+                times, previous_s, self.config.dt_s, self.config.threshold_j,
+                position_object, quaternion_object, linvel_object, angvel_object,
+                position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper,
+                self._position_object_in_gripper, self._quaternion_object_in_gripper,
+                self.config.mass_kg, self.config.inertia_in_body_kg_m2, energy_j, mean_j,
+                self._peak_energy_j, self._peak_time_s)
         self._record(times, mean_j, first_failed)
         return energy_j, mean_j, first_failed
 

@@ -56,14 +56,15 @@ import textwrap
 import time
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
-from grasp_monitor.core.energy import DEFAULT_THRESHOLD_J, EnergyTracker, EnergyTrackerConfig
+from grasp_monitor.core.compiled import Compiled, float_array
+from grasp_monitor.core.energy import (
+    compile_block_scoring, DEFAULT_THRESHOLD_J, EnergyTracker, EnergyTrackerConfig)
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.threads import single_threaded_children
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scene import Scene, SimSettings
 from grasp_monitor.sim.scenes import build_scene
 import mujoco
-import numba
 import numpy as np
 
 #: The benchmark's scenarios, as the command names them.
@@ -193,12 +194,6 @@ def split_frame_sensors(record: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
     return (*(f[:, :k] for f in fields), *(f[:, k:k + 2] for f in fields))
 
 
-_VECTOR = numba.types.Array(numba.float64, 1, 'A', readonly=True)
-
-
-# Compiled (or loaded from numba's cache) at import, as the energy tracker's kernel.
-@numba.njit(numba.int64(_VECTOR, numba.types.Array(numba.int64, 1, 'A', readonly=True),
-                        _VECTOR, _VECTOR), cache=True, nogil=True)
 def _first_kept_slot(history: np.ndarray, cursors: np.ndarray, stamps: np.ndarray,
                      times: np.ndarray) -> int:
     """Return the ring slot of the sample of ``times[0]``, or -1 if any time has none.
@@ -231,6 +226,11 @@ def _first_kept_slot(history: np.ndarray, cursors: np.ndarray, stamps: np.ndarra
         if not abs(stamps[(oldest + start + i) % n] - times[i]) <= tolerance:
             return -1
     return (oldest + start) % n
+
+
+_FIRST_KEPT_SLOT = Compiled(_first_kept_slot, lambda nb: nb.int64(
+    float_array(nb, 1), nb.types.Array(nb.int64, 1, 'A', readonly=True), float_array(nb, 1),
+    float_array(nb, 1)))
 
 
 class FrameHistory:
@@ -281,6 +281,7 @@ class FrameHistory:
         self._history = history
         self._cursors = (start.ravel() + 1).astype(np.int64)
         self._stamps = history[int(start[0, 0]) + 2:int(start[0, 0]) + 2 + n]
+        _FIRST_KEPT_SLOT.compiled  # now, not in the first read
 
     def read(self, times: np.ndarray) -> tuple[np.ndarray, ...]:
         """Return the samples of the states at ``times`` (N,) as ``update_block`` arrays.
@@ -296,7 +297,7 @@ class FrameHistory:
                 sensors were not sampled together.
         """
         n, count = self.nsample, times.size
-        first = _first_kept_slot(self._history, self._cursors, self._stamps, times)
+        first = _FIRST_KEPT_SLOT(self._history, self._cursors, self._stamps, times)
         if first < 0:
             cursors = self._history[self._cursors]
             together = bool(np.all(cursors == cursors[0]))
@@ -434,6 +435,7 @@ def run_case(case: BenchmarkCase,
     failed = diverged = stopped = False
     termination_s = total_steps * dt
     done = 0
+    compile_block_scoring()  # before the clock: the first block would wait for it
     start = clock()
     while done < total_steps and not failed:
         count = min(block, total_steps - done)

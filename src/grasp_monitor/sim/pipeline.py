@@ -35,7 +35,8 @@ import math
 import time
 from typing import Any, Sequence
 
-from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig
+from grasp_monitor.core.energy import (
+    compile_block_scoring, EnergyTracker, EnergyTrackerConfig)
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.events import (
     Command, EventRecord, ExternalForceTest, GraspMonitor, GraspSample, MonitorConfig,
@@ -178,6 +179,7 @@ class OfflinePipeline:
         self.tracker = EnergyTracker(EnergyTrackerConfig(
             scene.objects, model.body_mass[objects], model.body_inertia[objects],
             gripper_names=scene.pads, dt_s=dt))
+        compile_block_scoring()  # here, not in the first block
         tick_s = self.steps_per_tick * dt
         self.monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
             sensor_period_s=tick_s, robot_bodies=tuple(spec.name for spec in specs)))
