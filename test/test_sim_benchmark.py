@@ -105,12 +105,13 @@ def test_every_step_is_scored_as_a_per_step_tracker_fed_with_body_states_would_s
 
 def test_a_failed_run_stops_at_the_failing_step_and_reports_it():
     pyramidal = dataclasses.replace(MUJOCO_DEFAULTS, friction=100.0)
-    run = run_case(BenchmarkCase('multi_block', pyramidal, n_cubes=1, duration_s=2.0))
+    case = BenchmarkCase('multi_block', pyramidal, n_cubes=1, duration_s=3.0)
+    run = run_case(case)
     assert run.failed and not run.diverged and run.result == 'failed'
     # The pyramidal cone lets the grippers through: the cube falls as if never held.
     assert run.termination_time_s == pytest.approx(FREE_FALL_FAILURE_S, abs=0.01)
-    # Stepping ends with the block (1 s) in which it failed; results end at the failure.
-    assert run.steps == 1000
+    # Stepping ends with the block (2 s) in which it failed; results end at the failure.
+    assert run.steps == case.block_steps == 2000
     assert run.final_energy_j > THRESHOLD_J and run.peak_energy_j == run.final_energy_j
     assert run.peak_time_s == run.termination_time_s
     assert run.series_time_s[-1] <= run.termination_time_s < run.series_time_s[-1] + 0.01
