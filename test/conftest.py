@@ -1,6 +1,8 @@
 """Fixtures shared by the node and graph tests: an isolated DDS domain, a spinning client."""
 
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -24,6 +26,13 @@ def fuzz_settings(max_examples):
     return settings(max_examples=max_examples, derandomize=True, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck),
                     phases=(Phase.explicit, Phase.reuse, Phase.generate))
+
+
+def run_fresh_python(code):
+    """Run ``code`` in a fresh interpreter (nothing imported yet); return what it printed."""
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
 
 
 def wait_for(predicate, timeout_s=10.0, period_s=0.01):

@@ -1,9 +1,8 @@
 """The core and the MuJoCo backend never load ROS."""
 
 import pkgutil
-import subprocess
-import sys
 
+from conftest import run_fresh_python
 import grasp_monitor.core
 import grasp_monitor.hardware
 import grasp_monitor.sim
@@ -20,8 +19,7 @@ def test_core_sim_and_hardware_import_without_rclpy():
         "leaks = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('rclpy', 'rcl_interfaces', 'std_msgs', 'sensor_msgs', 'nav_msgs'))\n"
         'print(len(sys.modules)); assert not leaks, leaks\n')
-    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    run_fresh_python(code)
     assert 'grasp_monitor.core.servo' in modules and 'grasp_monitor.sim.backend' in modules
 
 
@@ -42,6 +40,4 @@ def test_single_samples_leave_numba_unloaded_and_blocks_load_it():
         'tracker.update_block(np.array([0.001, 0.002]), *(np.stack([a, a]) for a in pose),\n'
         '                     *(np.stack([a, a]) for a in pads))\n'
         "print('numba' in sys.modules)\n")
-    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ['False', 'True']
+    assert run_fresh_python(code).split() == ['False', 'True']

@@ -7,10 +7,9 @@ hand on a fake clock; the threaded tests bound counts, never tight timings.
 
 import asyncio
 import math
-import subprocess
-import sys
 import time
 
+from conftest import run_fresh_python
 from grasp_monitor.core.errors import (
     CommandError, ConfigError, GraspMonitorError, HardwareError,
 )
@@ -475,5 +474,4 @@ def test_hardware_backend_imports_without_ros_or_a_device():
             "leaks = sorted(m for m in sys.modules if m.split('.')[0] in ('rclpy', 'std_msgs', "
             "'sensor_msgs', 'moteus_pi3hat', 'serial.tools.list_ports'))\n"
             'assert not leaks, leaks\n')
-    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    run_fresh_python(code)
