@@ -41,3 +41,28 @@ def test_single_samples_leave_numba_unloaded_and_blocks_load_it():
         '                     *(np.stack([a, a]) for a in pads))\n'
         "print('numba' in sys.modules)\n")
     assert run_fresh_python(code).split() == ['False', 'True']
+
+
+def test_blocks_without_numba_run_as_python_with_a_warning_and_the_same_energies():
+    code = (
+        'import logging, sys\n'
+        "sys.modules['numba'] = None  # as if not installed: its import fails\n"
+        'logging.basicConfig(stream=sys.stdout, format="%(levelname)s %(message)s")\n'
+        'import numpy as np\n'
+        'from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig\n'
+        'rng = np.random.default_rng(3)\n'
+        'n = 4\n'
+        'q = rng.normal(size=(n, 3, 4)); q /= np.linalg.norm(q, axis=-1, keepdims=True)\n'
+        'arrays = [rng.normal(size=(n, 1, 3)), q[:, :1], rng.normal(size=(n, 1, 3)),\n'
+        '          rng.normal(size=(n, 1, 3)), rng.normal(size=(n, 2, 3)), q[:, 1:],\n'
+        '          rng.normal(size=(n, 2, 3)), rng.normal(size=(n, 2, 3))]\n'
+        'times = 0.001 * np.arange(1, n + 1)\n'
+        "config = EnergyTrackerConfig(('cube',), 1.0, [[1.0, 2.0, 3.0]])\n"
+        'block = EnergyTracker(config).update_block(times, *arrays)\n'
+        'single = EnergyTracker(config)\n'
+        'one = [single.update_arrays(t, *(a[i] for a in arrays)) for i, t in enumerate(times)]\n'
+        'assert np.array_equal(block.energy_mean_j, [s.energy_mean_j for s in one])\n'
+        "print('numba' in sys.modules and sys.modules['numba'] is not None)\n")
+    out = run_fresh_python(code)
+    assert 'WARNING numba is not installed: _score_block runs as Python' in out
+    assert out.splitlines()[-1] == 'False'
