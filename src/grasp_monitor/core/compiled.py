@@ -4,7 +4,7 @@ numba brings LLVM with it: importing it takes about 130 MB of resident memory (t
 node: 54 MB without, 183 MB with). So nothing imports numba until a block is scored; a
 function written for numba runs as the same plain Python for single samples, and compiled
 (or loaded from numba's cache) once per process for blocks. Without numba, blocks run as
-Python too (the same results, about 50 µs per sample and object), with a warning.
+Python too (the same results, about 30 µs per sample and object), with a warning.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Compiled:
         try:
             import numba  # here, not at import: see the module docstring
         except ImportError:
-            _log.warning('numba is not installed: %s runs as Python, about 100 times slower '
+            _log.warning('numba is not installed: %s runs as Python, about 140 times slower '
                          '(pip install numba, or the python3-numba package)',
                          self.func.__name__)
             return self.func
