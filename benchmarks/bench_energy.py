@@ -222,11 +222,10 @@ def run_history(scene: Scene) -> None:
     tracker = EnergyTracker(scene.config)
     frames = FrameHistory(model, data.history, len(CUBES))
     for _ in range(STEPS // BLOCK):
-        first = data.time
-        mujoco.mj_step(model, data, nstep=BLOCK)
         # mj_step samples the sensors at the state each step started from.
-        tracker.update_block(first + np.arange(BLOCK) * model.opt.timestep,
-                             *frames.read(first + np.arange(BLOCK) * model.opt.timestep))
+        times = data.time + np.arange(BLOCK) * model.opt.timestep
+        mujoco.mj_step(model, data, nstep=BLOCK)
+        tracker.update_block(times, *frames.read(times))
     assert tracker.sample_count == STEPS and not tracker.failed, tracker.peak_energy_j
 
 

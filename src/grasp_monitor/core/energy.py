@@ -85,7 +85,7 @@ def _bilinear(a: np.ndarray, b: np.ndarray, table: np.ndarray) -> np.ndarray:
 
     Quaternion products, rotations, cross products and ``to_omega`` are all
     bilinear. One matrix product (a by the table) and one contraction (with
-    b) cost two numpy calls whatever the batch, which keeps a tracker sample
+    b) cost two numpy calls whatever the batch, which keeps small batches
     cheap, and run at memory speed on large batches; give the operand with
     fewer rows as ``a``.
     """
@@ -579,8 +579,7 @@ class EnergyTracker:
 
     def __init__(self, config: EnergyTrackerConfig) -> None:
         self.config = config
-        k = len(config.object_names)
-        self._objects = np.arange(k)
+        k = self._object_count = len(config.object_names)
         self._history_time_s = np.empty(config.initial_capacity)
         self._history_energy_j = np.empty((config.initial_capacity, k))
         self.reset()
@@ -633,7 +632,7 @@ class EnergyTracker:
         Raises:
             ConfigError: on wrong shapes.
         """
-        k = self._objects.size
+        k = self._object_count
         arrays = self._check(
             (position_object_in_world, (k, 3), 'position_object_in_world'),
             (quaternion_object_in_world, (k, 4), 'quaternion_object_in_world'),
@@ -646,8 +645,8 @@ class EnergyTracker:
         """Forget the start poses, the history, the peaks and the failure."""
         self._count = 0
         self._last_time_s: float | None = None
-        self._peak_energy_j = np.full(self._objects.size, -np.inf)
-        self._peak_time_s = np.full(self._objects.size, np.nan)
+        self._peak_energy_j = np.full(self._object_count, -np.inf)
+        self._peak_time_s = np.full(self._object_count, np.nan)
         self._failure_time_s: float | None = None
         self._position_object_in_gripper: np.ndarray | None = None
         self._quaternion_object_in_gripper: np.ndarray | None = None
@@ -712,7 +711,7 @@ class EnergyTracker:
         Raises:
             ConfigError: on wrong shapes or a time that does not increase.
         """
-        k = self._objects.size
+        k = self._object_count
         arrays = self._check(
             (position_object_in_world, (k, 3), 'position_object_in_world'),
             (quaternion_object_in_world, (k, 4), 'quaternion_object_in_world'),
@@ -765,7 +764,7 @@ class EnergyTracker:
         times = np.asarray(time_s, dtype=float)
         if times.ndim != 1 or times.size == 0:
             raise ConfigError(f'time_s must have shape (N,) with N >= 1, got {times.shape}')
-        n, k = times.size, self._objects.size
+        n, k = times.size, self._object_count
         arrays = self._check(
             (position_object_in_world, (n, k, 3), 'position_object_in_world'),
             (quaternion_object_in_world, (n, k, 4), 'quaternion_object_in_world'),
@@ -804,7 +803,7 @@ class EnergyTracker:
         if self._position_object_in_gripper is None:
             self._start(position_object[0], quaternion_object[0],
                         position_gripper[0], quaternion_gripper[0])
-        n, k = times.size, self._objects.size
+        n, k = times.size, self._object_count
         energy_j, mean_j = np.empty((n, 2, k)), np.empty((n, k))
         # numpy scalars warn where the compiled code does not (inf - inf of a diverged state).
         with np.errstate(all='ignore'):
