@@ -1,5 +1,6 @@
 """Fixtures shared by the node and graph tests: an isolated DDS domain, a spinning client."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -33,6 +34,23 @@ def run_fresh_python(code):
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+@contextlib.contextmanager
+def child_python(code, *args):
+    """Run ``code`` in a child interpreter that imports this suite's packages; yield it.
+
+    Its output is piped as text; it is killed at the end if it still runs.
+    """
+    env = os.environ | {'PYTHONPATH': os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, '-c', code, *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        yield child
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
 
 
 def wait_for(predicate, timeout_s=10.0, period_s=0.01):

@@ -7,13 +7,10 @@ faults, the watchdog, the final stop on shutdown and on a signal, and its config
 
 import json
 import math
-import os
 from pathlib import Path
 import signal
-import subprocess
-import sys
 
-from conftest import wait_for
+from conftest import child_python, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.errors import ConfigError, HardwareError
 from grasp_monitor.hardware.moteus_servos import LoopStats, MoteusConfig, MoteusObservation
@@ -238,19 +235,11 @@ finally:
 def test_a_signal_ends_the_process_cleanly_with_a_final_stop(ros, signal_number):
     client = Client(ros)
     namespace = client.node.get_namespace()
-    env = os.environ | {'PYTHONPATH': os.pathsep.join(sys.path)}
-    child = subprocess.Popen(
-        [sys.executable, '-c', CHILD, '--ros-args', '-r', f'__ns:={namespace}',
-         '-p', 'command_timeout:=0.0', '-p', 'reply_timeout:=0.05'],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
+    with child_python(CHILD, '--ros-args', '-r', f'__ns:={namespace}',
+                      '-p', 'command_timeout:=0.0', '-p', 'reply_timeout:=0.05') as child:
         assert client.drive_lift_to(0.2, timeout_s=20.0), client.lift()
         child.send_signal(signal_number)
         stdout, stderr = child.communicate(timeout=20.0)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate()
     report = json.loads(stdout.strip().splitlines()[-1])
     # The servos were driven, and the signal left every one of them stopped.
     assert report['commanded'], stderr

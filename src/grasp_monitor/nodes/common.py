@@ -12,6 +12,7 @@ from grasp_monitor.core.servo import ServoCommand
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.guard_condition import GuardCondition
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
@@ -52,6 +53,27 @@ def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoC
         node.get_logger().warning(f'refused servo command: {error}', throttle_duration_sec=1.0)
 
 
+class _StopRequest:
+    """SIGINT or SIGTERM as Python sees it: ends the spin whether or not the context is down.
+
+    rclpy's handler wakes the executor, then shuts the context down from its own thread. An
+    executor that wakes in between finds the context up, waits again, and nothing wakes it
+    a second time: the node never exits (seen about once in 20 demos). This handler runs in
+    the main thread once it is awake, and its guard condition gives the executor work to
+    return on. It also keeps KeyboardInterrupt, raised wherever the interpreter happens to be
+    (a finalizer, a message being converted), from adding tracebacks to a clean exit.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.guard: GuardCondition | None = None
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.requested = True
+        if self.guard is not None:
+            self.guard.trigger()
+
+
 def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = None) -> int:
     """Create the node(s), spin them in one executor until shutdown, clean up (Humble to Kilted).
 
@@ -63,10 +85,9 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         0, or 2 after a configuration error or arguments rcl cannot read (the reason
         on stderr).
     """
-    # rclpy's own handler shuts the context down, which ends the spin; Python's
-    # KeyboardInterrupt, raised wherever the interpreter is at the time (a finalizer, a
-    # message being converted), would only add tracebacks to a clean exit.
-    signal.signal(signal.SIGINT, lambda signum, frame: None)
+    stop = _StopRequest()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)  # before rclpy.init, whose handlers call these first
     try:
         rclpy.init(args=args)
     except RCLError as error:  # e.g. a params file that does not parse
@@ -81,7 +102,9 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
-        executor.spin()
+        stop.guard = nodes[0].create_guard_condition(lambda: None)
+        while not stop.requested and rclpy.ok():
+            executor.spin_once()
     except GraspMonitorError as error:
         print(f'error: {error}', file=sys.stderr)
         return 2
@@ -91,7 +114,12 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         if rclpy.ok():
             raise  # a real failure; otherwise a signal's shutdown raced the executor
     finally:
+        stop.guard = None  # a second signal must not touch a destroyed guard
         for node in reversed(nodes):
             node.destroy_node()
-        rclpy.try_shutdown()
+        try:
+            rclpy.try_shutdown()
+        except RCLError:
+            if rclpy.ok():
+                raise  # otherwise rclpy's signal thread shut the context down first
     return 0
