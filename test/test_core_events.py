@@ -316,6 +316,21 @@ def test_time_going_back_opens_a_new_trial():
     assert [r.step for r in records if r.trial_id == 2] == [0, 500, 559]
     assert (updates[800].trial_id, updates[800].step) == (2, 0)
     assert mon.counters['time_resets'] == 1 and mon.counters['trials'] == 2
+    # the second start says where time went back from; the first saw no reset
+    starts = [r.details for r in records if r.kind == 'trial_start']
+    assert starts == [{'start_time_s': 0.0},
+                      {'start_time_s': 0.0, 'reset_from_s': pytest.approx(0.799)}]
+
+
+def test_a_trial_started_after_a_reset_between_trials_says_where_time_went_back_from():
+    # the demo's order: the simulator runs, is reset while no trial is open, then a start
+    mon = monitor(auto_start=False)
+    first = list(script.never_contact(duration_s=2.6))
+    run(first, mon)
+    mon.start_trial()
+    _, records, _ = run(script.approach_then_grasp(), mon)
+    assert records[0].kind == 'trial_start'
+    assert records[0].details['reset_from_s'] == pytest.approx(first[-1].time_s)
 
 
 def test_a_reset_after_a_stop_opens_a_new_trial_without_a_second_end():

@@ -153,12 +153,12 @@ RECORDS = [('start', 1, 2.23), ('end', 2.27, True), ('start', 2, 0.01),
            ('grasp', 2, 0.1), ('end', 0.3, False)]
 
 
-def replay(order, old=OLD, seed_y=0.0):
+def replay(order, old=OLD, seed_y=0.0, records=RECORDS):
     """Feed the samples and the records merged in ``order`` (True: next record)."""
     metrics = metrics_of()
     samples = [squeeze_args(t, seed_y + 0.001 * i, 0) for i, t in enumerate(old)] + \
         [squeeze_args(t, 0.0005 * i, 1) for i, t in enumerate(NEW)]
-    samples, records, reports = iter(samples), iter(RECORDS), []
+    samples, records, reports = iter(samples), iter(records), []
     for record_next in order:
         if not record_next:
             reports += metrics.add(*next(samples))[1]
@@ -174,21 +174,87 @@ def replay(order, old=OLD, seed_y=0.0):
     return reports
 
 
+#: As the monitor sends them: trial 2's start says where time went back from (its last
+#: sample, 2.27 s; the metrics' grid may have taken samples up to 2.55 s).
+RECORDS_SAYING_RESET = RECORDS[:2] + [('start', 2, 0.01, 2.27)] + RECORDS[3:]
+
+
+@pytest.mark.parametrize('records', [RECORDS, RECORDS_SAYING_RESET],
+                         ids=['stamps only', 'reset said'])
 @pytest.mark.parametrize('seed', range(20))
-def test_the_criteria_do_not_depend_on_when_the_records_arrive(seed):
+def test_the_criteria_do_not_depend_on_when_the_records_arrive(seed, records):
     """Each record at any point of the sample stream: the same trials, the same criteria."""
     rng = np.random.default_rng(seed)
     old = OLD[:int(rng.integers(30, 57))]  # the grid may drop the last samples at a reset
     n = len(old) + len(NEW)
     # the metrics took a sample before the records came (else they are a late subscriber's)
-    order = [False] * (n - 1) + [True] * len(RECORDS)
+    order = [False] * (n - 1) + [True] * len(records)
     rng.shuffle(order)
     order = [False] + order
-    reports = replay(order, old)
+    reports = replay(order, old, records=records)
     assert len(reports) == 2, (order, reports)
-    reference = replay([False] + [True] * 3 + [False] * (n - 1) + [True] * 2, old)[-1]
+    reference = replay([False] + [True] * 3 + [False] * (n - 1) + [True] * 2, old,
+                       records=records)[-1]
     assert reports[-1].partials == reference.partials, order
     assert reports[-1].total == reference.total
+
+
+#: The demo's records: the simulator ran to 2.55 s, was reset with no trial open, and the
+#: monitor's first sample after the reset opened trial 1 (saying where time went back from).
+RECORDS_AFTER_RESET = [('start', 1, 0.01, 2.55), ('grasp', 1, 0.1), ('end', 0.3, False)]
+
+
+def merged(samples, *before):
+    """Return the order of ``replay`` with each record after ``before[i]`` samples."""
+    order, taken = [], 0
+    for count in before:
+        order += [False] * (count - taken) + [True]
+        taken = count
+    return order + [False] * (samples - taken)
+
+
+@pytest.mark.parametrize('seed', range(20))
+def test_a_trial_after_a_reset_is_on_the_new_timeline_whenever_its_start_arrives(seed):
+    """The start may come while the metrics still read the old timeline, which reaches it."""
+    rng = np.random.default_rng(seed)
+    n = len(OLD) + len(NEW)
+    start = int(rng.integers(1, len(OLD)))  # among the old timeline's samples
+    grasp = int(rng.integers(start, n + 1))
+    reports = replay(merged(n, start, grasp, int(rng.integers(grasp, n + 1))),
+                     records=RECORDS_AFTER_RESET)
+    # the reference: the records come after the new timeline's first sample
+    reference = replay(merged(n, len(OLD) + 1, len(OLD) + 10, n), records=RECORDS_AFTER_RESET)
+    assert len(reports) == 1 and reports[0].partials == reference[0].partials, seed
+    assert reports[0].total == reference[0].total
+
+
+def test_a_start_that_comes_before_the_reset_waits_for_the_new_timeline():
+    metrics = metrics_of()
+    for t in OLD:
+        metrics.add(*squeeze_args(t))
+    # without where time went back from, 0.01 s would be placed on the old timeline
+    assert metrics.start(1, start_time_s=0.01, reset_from_s=2.55) == ([], [])
+    energies, _ = metrics.add(*squeeze_args(0.01, timeline=1))
+    assert len(energies) == 1 and metrics.record.time_s.tolist() == [0.01]
+
+
+def test_a_late_subscriber_places_a_trial_after_a_reset_once_its_timeline_passes_it():
+    metrics = metrics_of()
+    metrics.start(1, start_time_s=0.01, reset_from_s=2.55)
+    for t in NEW:  # the first timeline this node has, up to 0.4 s: the old one, or the new?
+        metrics.add(*squeeze_args(t))
+    assert metrics.record.time_s.tolist() == []
+    energies, _ = metrics.add(*squeeze_args(3.6))  # past the reset's 2.55 s: the new one
+    assert len(energies) == len(NEW) + 1 and metrics.record.time_s[0] == 0.01
+
+
+def test_a_late_subscriber_places_a_trial_after_a_reset_once_its_end_is_in():
+    metrics = metrics_of()
+    metrics.start(1, start_time_s=0.01, reset_from_s=2.55)
+    for t in NEW:
+        metrics.add(*squeeze_args(t))
+    _, reports = metrics.end(0.3)  # the trial's samples are all in, and no reset came
+    assert len(reports) == 1 and metrics.report_samples == (30, 0.01, 0.3)
 
 
 def test_a_trial_on_an_old_timeline_is_found_though_the_metrics_passed_its_reset():

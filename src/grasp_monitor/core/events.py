@@ -865,6 +865,8 @@ class GraspMonitor:
         self._trial: TrialState | None = None
         self._last_trial_id = 0
         self._pending_id = 1 if self.config.auto_start else 0
+        self._latest_s = -math.inf  # the latest sample's stamp, trial or not
+        self._reset_from_s = -math.inf  # where time last went back from
         self.status = MonitorStatus.IDLE
         self.counters = dict.fromkeys(
             ('samples', 'stale', 'paused', 'out_of_order', 'time_resets', 'trials'), 0)
@@ -952,8 +954,12 @@ class GraspMonitor:
         for event in self.events:
             event.reset()
         self.counters['trials'] += 1
+        # where time went back from tells a node that has not yet seen the reset that
+        # the trial is on the next timeline, not on the one it is still reading
+        reset = {'reset_from_s': self._reset_from_s} if math.isfinite(self._reset_from_s) \
+            else {}
         return self._record(self._trial, 'trial_start', Command.CONTINUE,
-                            {'start_time_s': time_s})
+                            {'start_time_s': time_s} | reset)
 
     @staticmethod
     def _record(trial: TrialState, kind: str, command: Command,
@@ -974,6 +980,12 @@ class GraspMonitor:
                 f'sample has {sample.in_contact.size} bodies, the monitor watches '
                 f'{len(bodies)}: {", ".join(bodies)}')
         self.counters['samples'] += 1
+        went_back_s = self._latest_s - sample.time_s
+        if went_back_s > max(TIME_TOLERANCE_S, self.config.time_reset_tolerance_s):
+            self._reset_from_s = self._latest_s
+            self._latest_s = sample.time_s
+        else:
+            self._latest_s = max(self._latest_s, sample.time_s)
         records: list[EventRecord] = []
         trial = self._trial
         if trial is not None and sample.time_s < trial.time_s - TIME_TOLERANCE_S:

@@ -10,8 +10,10 @@ simulator reset opens one), and a trial's bounds come as the stamps of the
 monitor's trial_start and trial_end records. Which timeline a trial is on is
 found from stamps alone, never from when its records arrived: a trial that a
 reset separates from the one before is on a later timeline; one a reset ended
-is on a timeline that ended at its end; otherwise it is on the newest
-timeline whose samples reach its start. Recent samples of each timeline are
+is on a timeline that ended at its end; one the monitor started after time
+went back from a stamp is on the timeline that reset opened (waiting for it
+if this node has not seen it yet); otherwise it is on the newest timeline
+whose samples reach its start. Recent samples of each timeline are
 kept, so a trial holds exactly the samples stamped within its bounds on its
 timeline, whichever of samples and records arrives first.
 """
@@ -96,10 +98,15 @@ Sample = tuple  # (time_s, object, pads, taxel positions, taxel forces)
 
 
 class _Timeline:
-    """The samples of one timeline the metrics took: its first stamp and the latest ones."""
+    """The samples of one timeline the metrics took: its first stamp and the latest ones.
 
-    def __init__(self, epoch: int, first_s: float, depth: int, samples: Sequence = ()) -> None:
-        self.epoch, self.first_s = epoch, first_s
+    ``after_s`` is the last stamp of the timeline before it, where time went back from
+    (-inf for the first this node had: it does not know where that one began).
+    """
+
+    def __init__(self, epoch: int, first_s: float, depth: int, samples: Sequence = (),
+                 after_s: float = -math.inf) -> None:
+        self.epoch, self.first_s, self.after_s = epoch, first_s, after_s
         self.samples: deque[Sample] = deque(samples, maxlen=depth)
 
     @property
@@ -115,8 +122,12 @@ class _Trial:
     """One trial's bounds, its timeline once known, its record and its energy tracker."""
 
     def __init__(self, record: TrialRecord, start_s: float, tracker: EnergyTracker,
-                 energy_from_s: float, after: '_Trial | None', separated: bool) -> None:
+                 energy_from_s: float, after: '_Trial | None', separated: bool,
+                 reset_from_s: float) -> None:
         self.record, self.start_s, self.tracker = record, start_s, tracker
+        # the monitor saw time go back from this stamp before the trial: its timeline
+        # is the one that reset opened
+        self.reset_from_s = reset_from_s
         self.energy_from_s = energy_from_s
         self.end_s = math.inf
         self.reset_end = False  # a reset ended it: its timeline ended there too
@@ -158,13 +169,17 @@ class TrialMetrics:
             return self._trials[-1].record
         return None
 
-    def start(self, trial_id: int, start_time_s: float = -math.inf
+    def start(self, trial_id: int, start_time_s: float = -math.inf,
+              reset_from_s: float = -math.inf
               ) -> tuple[list[EnergySample], list[CriteriaReport]]:
         """Open a trial of the samples stamped from ``start_time_s``, s.
 
         With ``energy_from='trial_start'`` its first sample sets the energy
         reference; with ``'grasp'`` the sample of its grasp event does. An open
-        trial without an end is dropped (its monitor restarted).
+        trial without an end is dropped (its monitor restarted). ``reset_from_s``
+        is where the monitor last saw time go back from, s, before the trial
+        (-inf: never): the trial is on the timeline that reset opened, which
+        this node may not have seen yet.
 
         Returns:
             The energy of the kept samples of the trial, oldest first, and the
@@ -180,7 +195,7 @@ class TrialMetrics:
                         start_time_s if math.isfinite(start_time_s) else None),
             start_time_s, self._tracker(),
             start_time_s if self.config.energy_from == 'trial_start' else math.inf,
-            self._previous, separated)
+            self._previous, separated, reset_from_s)
         self._trials.append(trial)
         while len(self._trials) > 3:  # ended long ago, their timeline never came: close
             self._finish(self._trials.pop(0))
@@ -228,9 +243,10 @@ class TrialMetrics:
         sample = (time_s, obj, pads, taxel_positions_in_pad, taxel_forces_in_pad)
         if not self._timelines or timeline != self._timelines[-1].epoch:
             # of a timeline that ended, only its last samples can still join a trial
-            kept = [_Timeline(t.epoch, t.first_s, max(2, self.history // 5), t.samples)
-                    for t in self._timelines[-2:]]
-            self._timelines = kept + [_Timeline(timeline, time_s, self.history)]
+            kept = [_Timeline(t.epoch, t.first_s, max(2, self.history // 5), t.samples,
+                              t.after_s) for t in self._timelines[-2:]]
+            after_s = self._timelines[-1].last_s if self._timelines else -math.inf
+            self._timelines = kept + [_Timeline(timeline, time_s, self.history, (), after_s)]
         self._timelines[-1].samples.append(sample)
         energies = []
         for trial in self._trials:
@@ -289,6 +305,12 @@ class TrialMetrics:
             if timeline.first_s > trial.start_s + TIMELINE_SLACK_S and \
                     timeline is not candidates[0]:
                 continue  # it began after the trial did (the oldest: before this node)
+            if math.isfinite(trial.reset_from_s):
+                opened = self._opened_by(timeline, trial)
+                if opened is None:
+                    return False  # the timeline the reset opened may be still to come
+                if not opened:
+                    continue
             if trial.reset_end:  # a timeline that ended where the trial did
                 if timeline is not current and \
                         abs(timeline.last_s - trial.end_s) <= RESET_SLACK_S:
@@ -307,6 +329,20 @@ class TrialMetrics:
             trial.before_known = True
             return True
         return False
+
+    def _opened_by(self, timeline: _Timeline, trial: _Trial) -> bool | None:
+        """Whether the reset before ``trial`` opened ``timeline``; None while unknown."""
+        reset_from_s = trial.reset_from_s
+        if math.isfinite(timeline.after_s):  # this node saw it open
+            return abs(timeline.after_s - reset_from_s) <= RESET_SLACK_S
+        # it opened before this node's first sample
+        if timeline.last_s > reset_from_s + RESET_SLACK_S:
+            return True  # it ran on past where the reset came from
+        if timeline is not self._timelines[-1]:  # it ended: the reset's if not there
+            return abs(timeline.last_s - reset_from_s) > RESET_SLACK_S
+        if trial.end_s < math.inf and timeline.last_s >= trial.end_s - TIME_TOLERANCE_S:
+            return True  # it holds the whole trial, and no reset came
+        return None
 
     def update(
         self, time_s: float, obj: BodyState, pads: Sequence[BodyState],

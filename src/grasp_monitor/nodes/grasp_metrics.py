@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import math
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -113,7 +114,11 @@ class GraspMetricsNode(Node):
         if record is None:
             return
         if record.kind == 'trial_start':
-            self._publish(*self.metrics.start(record.trial_id, record.time_s))
+            reset_from_s = record.details.get('reset_from_s', -math.inf)
+            if isinstance(reset_from_s, bool) or not isinstance(reset_from_s, (int, float)):
+                reset_from_s = -math.inf  # an older monitor's, or unreadable: place by stamps
+            self._publish(*self.metrics.start(record.trial_id, record.time_s,
+                                              float(reset_from_s)))
         elif record.kind == 'trial_end':
             self.metrics.add_event(record)
             self._publish(*self.metrics.end(
