@@ -5,10 +5,10 @@ import signal
 from conftest import child_python
 import pytest
 
-# rclpy's handler wakes the executor, then shuts the context down from its own thread; an
-# executor that wakes in between finds the context up. Here rclpy's handlers are off, so the
-# context stays up after the signal, every time: the node must stop all the same. The timer
-# wakes the executor as rclpy's handler would.
+# rclpy's own handler wakes the executor, then shuts the context down from its own thread;
+# an executor that wakes in between finds the context up. run_node does without rclpy's
+# handlers; the child turns them off anyway, so the context stays up after the signal
+# every time: the node must stop all the same, in one thread. The timer keeps it busy.
 CHILD = """
 import sys
 import rclpy

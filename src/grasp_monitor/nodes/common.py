@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter
+import os
 import signal
 import sys
+import threading
 from typing import Callable, TypeVar
 
 from grasp_monitor.core.errors import CommandError, GraspMonitorError
 from grasp_monitor.core.servo import ServoCommand
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError
+from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.guard_condition import GuardCondition
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
 
 T = TypeVar('T')
 
@@ -54,24 +58,56 @@ def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoC
 
 
 class _StopRequest:
-    """SIGINT or SIGTERM as Python sees it: ends the spin whether or not the context is down.
+    """SIGINT or SIGTERM: ends the spin, and the process then tears down in one thread.
 
-    rclpy's handler wakes the executor, then shuts the context down from its own thread. An
-    executor that wakes in between finds the context up, waits again, and nothing wakes it
-    a second time: the node never exits (seen about once in 20 demos). This handler runs in
-    the main thread once it is awake, and its guard condition gives the executor work to
-    return on. It also keeps KeyboardInterrupt, raised wherever the interpreter happens to be
-    (a finalizer, a message being converted), from adding tracebacks to a clean exit.
+    rclpy's own handler wakes the executor, then shuts the context down from its own thread:
+    an executor that wakes in between finds the context up, waits again, and is never woken
+    (seen about once in 20 demos), and one that stops on its own races that shutdown while
+    it destroys its entities (seen hanging in ``destroy_timer``). So rclpy's handlers are
+    off; Python's handler replaces KeyboardInterrupt (raised wherever the interpreter is)
+    with a flag, and the signal's byte on the wakeup fd lets a thread trigger a guard
+    condition, which wakes the executor with work to return on; the main thread then
+    destroys the nodes and shuts the context down, alone.
     """
 
     def __init__(self) -> None:
         self.requested = False
-        self.guard: GuardCondition | None = None
+        self._lock = threading.Lock()
+        self._guard: GuardCondition | None = None
+        read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self._write_fd, False)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._on_signal)
+        signal.set_wakeup_fd(self._write_fd)
+        threading.Thread(target=self._wake, args=(read_fd,), daemon=True).start()
 
-    def __call__(self, signum: int, frame: object) -> None:
+    def watch(self, node: Node) -> None:
+        """Wake ``node``'s executor on a signal, with a guard condition of ``node``."""
+        with self._lock:
+            self._guard = node.create_guard_condition(lambda: None)
+            if self.requested:  # a signal while the node was being made
+                self._guard.trigger()
+
+    def _on_signal(self, signum: int, frame: object) -> None:
         self.requested = True
-        if self.guard is not None:
-            self.guard.trigger()
+
+    def _wake(self, read_fd: int) -> None:
+        with os.fdopen(read_fd, 'rb', buffering=0) as wakeups:
+            while wakeups.read(1):
+                with self._lock:
+                    self.requested = True
+                    if self._guard is not None:
+                        try:
+                            self._guard.trigger()
+                        except InvalidHandle:
+                            pass  # its node went first
+
+    def close(self) -> None:
+        """Stop listening, before the guard condition goes with its node; the thread ends."""
+        with self._lock:
+            self._guard = None
+        signal.set_wakeup_fd(-1)
+        os.close(self._write_fd)
 
 
 def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = None) -> int:
@@ -86,11 +122,10 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         on stderr).
     """
     stop = _StopRequest()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, stop)  # before rclpy.init, whose handlers call these first
     try:
-        rclpy.init(args=args)
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     except RCLError as error:  # e.g. a params file that does not parse
+        stop.close()
         print(f'error: {error}', file=sys.stderr)
         return 2
     nodes: list[Node] = []
@@ -102,24 +137,17 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
-        stop.guard = nodes[0].create_guard_condition(lambda: None)
+        stop.watch(nodes[0])
         while not stop.requested and rclpy.ok():
             executor.spin_once()
     except GraspMonitorError as error:
         print(f'error: {error}', file=sys.stderr)
         return 2
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except ExternalShutdownException:
         pass
-    except RCLError:
-        if rclpy.ok():
-            raise  # a real failure; otherwise a signal's shutdown raced the executor
     finally:
-        stop.guard = None  # a second signal must not touch a destroyed guard
+        stop.close()
         for node in reversed(nodes):
             node.destroy_node()
-        try:
-            rclpy.try_shutdown()
-        except RCLError:
-            if rclpy.ok():
-                raise  # otherwise rclpy's signal thread shut the context down first
+        rclpy.try_shutdown()
     return 0
