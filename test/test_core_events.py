@@ -331,6 +331,14 @@ def test_a_trial_started_after_a_reset_between_trials_says_where_time_went_back_
     _, records, _ = run(script.approach_then_grasp(), mon)
     assert records[0].kind == 'trial_start'
     assert records[0].details['reset_from_s'] == pytest.approx(first[-1].time_s)
+    # as the metrics read it back from the published strings
+    strings = records[0].as_strings()
+    assert EventRecord.from_strings(strings).reset_from_s == records[0].details['reset_from_s']
+    for unreadable in ('true', 'soon', 'nan'):
+        read = EventRecord.from_strings(strings | {'reset_from_s': unreadable}).reset_from_s
+        assert not math.isfinite(read)
+    assert EventRecord.from_strings({k: v for k, v in strings.items()
+                                     if k != 'reset_from_s'}).reset_from_s == -math.inf
 
 
 def test_a_reset_after_a_stop_opens_a_new_trial_without_a_second_end():

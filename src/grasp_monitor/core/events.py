@@ -278,6 +278,18 @@ class EventRecord:
             details[str(key)] = _plain(value, key)
         object.__setattr__(self, 'details', MappingProxyType(details))
 
+    @property
+    def reset_from_s(self) -> float:
+        """Where time last went back from before a trial_start, s.
+
+        -inf when the record does not say (no reset seen, an older monitor) or says
+        something that is not a number: the trial is then placed by stamps alone.
+        """
+        value = self.details.get('reset_from_s')
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return -math.inf
+        return float(value)
+
     def as_strings(self) -> dict[str, str]:
         """Return a flat dict of strings (DiagnosticStatus values, a JSON-lines entry).
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-import math
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -114,11 +113,8 @@ class GraspMetricsNode(Node):
         if record is None:
             return
         if record.kind == 'trial_start':
-            reset_from_s = record.details.get('reset_from_s', -math.inf)
-            if isinstance(reset_from_s, bool) or not isinstance(reset_from_s, (int, float)):
-                reset_from_s = -math.inf  # an older monitor's, or unreadable: place by stamps
             self._publish(*self.metrics.start(record.trial_id, record.time_s,
-                                              float(reset_from_s)))
+                                              record.reset_from_s))
         elif record.kind == 'trial_end':
             self.metrics.add_event(record)
             self._publish(*self.metrics.end(
