@@ -31,8 +31,8 @@ setup(
     entry_points={
         'console_scripts': [
             'grasp-monitor = grasp_monitor.cli:main',
-            'mujoco_sim = grasp_monitor.nodes.mujoco_sim:main',
-            'tactile_sensor = grasp_monitor.nodes.tactile_sensor:main',
+            'mujoco_sim = grasp_monitor.nodes.sim_process:main',
+            'tactile_sensor = grasp_monitor.nodes.sim_process:main_tactile',
             'grasp_controller = grasp_monitor.nodes.grasp_controller:main',
             'grasp_monitor = grasp_monitor.nodes.grasp_monitor:main',
             'grasp_metrics = grasp_monitor.nodes.grasp_metrics:main',

@@ -4,15 +4,16 @@
 
 Arguments: ``scenario`` (pick_lift, multi_block or industrial_arm), ``config`` (default
 config/<scenario>.yaml), ``use_sim_time`` (default true: every node follows the
-simulator's /clock), ``controller`` (start grasp_controller; default true for pick_lift
-only, the other scenes drive themselves), and ``rviz``, ``record``, ``record_path`` of
-tools.launch.py. The monitor and the metrics come from monitor.launch.py, with this
-file's ``config`` and ``use_sim_time``.
+simulator's /clock), ``controller`` (host grasp_controller in the simulator's process,
+in lockstep with its ticks; default true for pick_lift only, the other scenes drive
+themselves), ``lockstep`` (default true: a tick waits for its inputs, so machine load
+changes how long a trial takes, never its result; false runs free, as hardware does),
+and ``rviz``, ``record``, ``record_path`` of tools.launch.py. The monitor and the metrics
+come from monitor.launch.py, with this file's ``config`` and ``use_sim_time``.
 """
 
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
-from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, PythonExpression
 from launch_ros.actions import Node
@@ -36,13 +37,16 @@ def generate_launch_description():
                               description="Follow the simulator's /clock."),
         DeclareLaunchArgument('controller', default_value=PythonExpression(
             ["'", scenario, "' == 'pick_lift'"]),
-            description='Start grasp_controller (default: for pick_lift only).'),
-        # One process: the tactile sensor shares the simulator's MuJoCo state. No name=:
-        # it would rename both of the process's nodes.
+            description="Host grasp_controller in the simulator's process "
+                        '(default: for pick_lift only).'),
+        DeclareLaunchArgument('lockstep', default_value='true',
+                              description='Step a tick only once its inputs are in.'),
+        # One process: the tactile sensor and the controller share the simulator's MuJoCo
+        # state and ticks. No name=: it would rename every node of the process.
         Node(package='grasp_monitor', executable='mujoco_sim', output='screen',
-             parameters=parameters + [{'scenario': scenario}]),
-        Node(package='grasp_monitor', executable='grasp_controller', output='screen',
-             parameters=parameters, condition=IfCondition(LaunchConfiguration('controller'))),
+             parameters=parameters + [{'scenario': scenario,
+                                       'controller': LaunchConfiguration('controller'),
+                                       'lockstep': LaunchConfiguration('lockstep')}]),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
             PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'launch',
                                   'monitor.launch.py']))),

@@ -9,9 +9,9 @@ sees it. The processes of one example (three different nodes) run side by side.
 import importlib
 import os
 import subprocess
-import sys
 
 from conftest import fuzz_settings, NAMESPACE
+from grasp_monitor.nodes import node_command
 from grasp_monitor.reference import NODES
 from hypothesis import given, strategies as st
 
@@ -86,9 +86,7 @@ def test_bad_parameter_files_stop_every_node_with_status_2_and_the_reason(tmp_pa
         path = folder / f'{i}.yaml'
         path.write_text(text)
         processes.append(subprocess.Popen(
-            [sys.executable, '-c', f'import sys; from grasp_monitor.nodes.{executable} '
-             'import main; sys.exit(main())', '--ros-args', '-r', f'__ns:={NAMESPACE}',
-             '--params-file', str(path)],
+            node_command(executable, namespace=NAMESPACE, params_file=path),
             env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     for process, (executable, text, reason) in zip(processes, cases):
         try:

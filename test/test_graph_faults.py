@@ -20,7 +20,7 @@ from conftest import NAMESPACE, publish_until, RosHarness, status_values, wait_f
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from grasp_monitor.nodes.common import EVENTS_QOS
 import pytest
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Float64, Float64MultiArray

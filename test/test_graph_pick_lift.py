@@ -9,7 +9,7 @@ from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from grasp_monitor.nodes.common import EVENTS_QOS
 import pytest
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64
@@ -18,8 +18,9 @@ from std_srvs.srv import Trigger
 pytestmark = pytest.mark.graph
 
 
-def node_process(module, log, **params):
-    return subprocess.Popen(node_command(module, params, namespace=NAMESPACE),
+def node_process(module, log, params_file=None, **params):
+    return subprocess.Popen(node_command(module, params, namespace=NAMESPACE,
+                                         params_file=params_file),
                             env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
 
 
@@ -30,15 +31,19 @@ def graph(ros, tmp_path):
     output = (tmp_path / 'nodes.log').open('w')
 
     def run(grip_force_n, events_wanted, timeout_s=60.0, **sim_params):
-        processes.append(node_process('mujoco_sim', output, real_time_factor=1.0,
-                                      publish_rate=500.0, command_timeout=0.0, **sim_params))
+        # The controller in the simulator's process, in lockstep; autostart: the gripper is
+        # held from the first moment, never dropped.
+        controller = tmp_path / 'controller.yaml'
+        controller.write_text('/**/grasp_controller:\n  ros__parameters:\n'
+                              f'    autostart: true\n    grip_force: {grip_force_n}\n')
+        processes.append(node_process(
+            'mujoco_sim', output, params_file=controller, real_time_factor=1.0,
+            publish_rate=500.0, command_timeout=0.0, controller='true', **sim_params))
         for module, params in (
                 # a loaded machine may delay inputs: the monitor then pauses, never fails
                 ('grasp_monitor', {'event_log': tmp_path / 'events.jsonl',
                                    'max_sample_age': 0.5}),
-                ('grasp_metrics', {}),
-                # autostart: the gripper is held from the first moment, never dropped
-                ('grasp_controller', {'autostart': 'true', 'grip_force': grip_force_n})):
+                ('grasp_metrics', {})):
             processes.append(node_process(module, output, use_sim_time='true', **params))
         client = ros.client()
         seen = {'events': [], 'diagnostics': [], 'reward': []}

@@ -7,7 +7,7 @@ import subprocess
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.recording import cdr_stamp_ns, message_counts, read_messages
 import pytest
 from rosgraph_msgs.msg import Clock

@@ -4,8 +4,9 @@ import time
 
 from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS, GraspMonitorNode
+from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 from rclpy.parameter import Parameter
 from std_msgs.msg import Float64
 from std_srvs.srv import Trigger

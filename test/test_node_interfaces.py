@@ -101,7 +101,7 @@ def test_every_documented_node_declares_its_topics_and_services():
 def test_a_node_command_is_what_ros2_run_would_run():
     args = node_command('mujoco_sim', {'publish_rate': 100.0}, namespace='/a',
                         remaps={'/clock': '/a/clock'}, params_file='p.yaml')
-    assert args[1:] == ['-m', 'grasp_monitor.nodes.mujoco_sim', '--ros-args',
+    assert args[1:] == ['-m', 'grasp_monitor.nodes.sim_process', '--ros-args',
                         '--params-file', 'p.yaml', '-r', '__ns:=/a', '-r', '/clock:=/a/clock',
                         '-p', 'publish_rate:=100.0']
     assert node_command('recorder')[1:] == ['-m', 'grasp_monitor.nodes.recorder', '--ros-args']

@@ -8,7 +8,7 @@ import sys
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from grasp_monitor import conversions
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.recorder import RecorderNode
 from grasp_monitor.nodes.replay import ReplayNode
 from grasp_monitor.recording import McapRecordingWriter, message_counts, read_topics, TopicQos

@@ -202,7 +202,7 @@ def test_mujoco_sim_executable_hosts_the_tactile_sensor_in_its_process(ros):
     client.create_subscription(PointCloud2, 'tactile/finger_right', clouds.append, 10)
     process = subprocess.Popen(
         [sys.executable, '-c',
-         'import sys; from grasp_monitor.nodes.mujoco_sim import main; sys.exit(main())',
+         'import sys; from grasp_monitor.nodes.sim_process import main; sys.exit(main())',
          '--ros-args', '-r', f'__ns:={NAMESPACE}', '-p', 'publish_rate:=100.0'],
         env=os.environ | {'PYTHONPATH': os.pathsep.join(sys.path)},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

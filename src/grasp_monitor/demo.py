@@ -103,11 +103,12 @@ class GraphPlan:
     Attributes:
         params_file: the parameter file every process gets.
         scenario: the simulator's scenario.
-        nodes: the graph's nodes to start, in order.
+        nodes: the graph's node processes to start, in order.
         pads: tactile pads.
         finger_joints: joints drawn as finger positions.
         tracked_bodies: bodies with ``ground_truth/<body>``.
         tactile_every: simulator ticks per tactile cloud.
+        hosted_controller: the simulator hosts the grasp controller (in lockstep).
     """
 
     params_file: Path
@@ -117,11 +118,12 @@ class GraphPlan:
     finger_joints: tuple[str, ...]
     tracked_bodies: tuple[str, ...]
     tactile_every: int
+    hosted_controller: bool = False
 
     @property
     def has_controller(self) -> bool:
         """Whether a grasp controller drives the trial."""
-        return 'grasp_controller' in self.nodes
+        return self.hosted_controller or 'grasp_controller' in self.nodes
 
     @classmethod
     def from_file(cls, params_file: Path) -> GraphPlan:
@@ -156,10 +158,13 @@ class GraphPlan:
             | given.get('tactile_sensor', {})
         every = max(1, round(1.0 / tick_s / tactile['publish_rate']))  # as tactile_sensor does
         monitor = {spec.name: spec.default for spec in MONITOR} | given['grasp_monitor']
+        hosted = bool(sim['controller'])
         return cls(
-            Path(params_file), sim['scenario'], tuple(n for n in GRAPH_NODES if n in given),
+            Path(params_file), sim['scenario'],
+            tuple(n for n in GRAPH_NODES if n in given
+                  and not (hosted and n == 'grasp_controller')),
             tuple(tactile['pads']) if sim['tactile'] else (), tuple(monitor['finger_joints']),
-            tuple(simulator.tracked_bodies), every)
+            tuple(simulator.tracked_bodies), every, hosted)
 
     def published_per_tick(self) -> dict[str, int]:
         """Return each simulator topic with the ticks per message."""
@@ -322,7 +327,7 @@ class Watcher:
         from std_srvs.srv import SetBool, Trigger
 
         from grasp_monitor.nodes.common import sensor_qos
-        from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
+        from grasp_monitor.nodes.common import EVENTS_QOS
         # QoS as published (reliable, volatile). The view wants the latest sensor sample
         # only (a Python reader cannot take 250 Hz streams on a busy machine and would lag);
         # the figure reads every sample back from the recording. The counted topics get a

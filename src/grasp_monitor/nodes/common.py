@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 from collections import Counter
+import importlib
 import os
 import signal
 import sys
 import threading
 from typing import Callable, TypeVar
 
-from grasp_monitor.core.errors import CommandError, GraspMonitorError
+from grasp_monitor.core.errors import CommandError, ConfigError, GraspMonitorError
 from grasp_monitor.core.servo import ServoCommand
+from grasp_monitor.recording import split_type, TopicQos
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.guard_condition import GuardCondition
 from rclpy.node import Node
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
 T = TypeVar('T')
+#: grasp_monitor/events: reliable and transient local, so a late subscriber gets the trial.
+EVENTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
@@ -29,6 +34,34 @@ def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:
         history=HistoryPolicy.KEEP_LAST, depth=depth,
         reliability=ReliabilityPolicy.BEST_EFFORT if best_effort
         else ReliabilityPolicy.RELIABLE)
+
+
+def message_class(type_name: str) -> type:
+    """Return the Python class of a message type ``pkg/msg/Name``.
+
+    Raises:
+        ConfigError: the type's package is not installed.
+    """
+    package, name = split_type(type_name)
+    try:
+        return getattr(importlib.import_module(f'{package}.msg'), name)
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(f'message type {type_name} is not installed: {error}') from error
+
+
+def qos_profile(qos: TopicQos, depth: int) -> QoSProfile:
+    """Return the rclpy profile of a topic's QoS, keeping the last ``depth`` messages."""
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST, depth=depth,
+        reliability=ReliabilityPolicy.RELIABLE if qos.reliable
+        else ReliabilityPolicy.BEST_EFFORT,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL if qos.transient_local
+        else DurabilityPolicy.VOLATILE)
+
+
+def resolved(node: Node, names: list[str]) -> tuple[str, ...]:
+    """Resolve topic names against the node's namespace ('' entries are dropped)."""
+    return tuple(node.resolve_topic_name(name) for name in names if name)
 
 
 def read_input(node: Node, refused: Counter, topic: str, read: Callable[[], T]) -> T | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -10,6 +11,8 @@ from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import COMMON, declare, ParamSpec
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.runner import SimRunner
 from rclpy.node import Node
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -47,9 +50,15 @@ class GraspControllerNode(Node):
     and at each phase change).
     Services: ``~/start`` (Trigger): restart the script from the approach.
     Time is the node clock, so with ``use_sim_time`` the script follows ``/clock``.
+
+    Hosted in the simulator's process (keyword ``runner``, the simulator's ``controller``
+    parameter), it is in lockstep with the physics: before the tick at each ``k / rate``
+    of simulated time it sets that tick's command on the simulator itself, so machine
+    load cannot delay a command; it then publishes no commands (the simulator would
+    apply them a second time, late).
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, runner: SimRunner | None = None, **kwargs) -> None:
         super().__init__('grasp_controller', **kwargs)
         p = declare(self, PARAMETERS)
         self.script = PickLiftScript(
@@ -59,17 +68,26 @@ class GraspControllerNode(Node):
             lift_s=p['lift_duration'])
         self.start_s: float | None = None
         self._published_phase = ''
-        self.command_pub = self.create_publisher(
-            Float64MultiArray, 'servo_commands/full',
-            sensor_qos(p['qos.best_effort'], p['qos.depth']))
+        self.runner = runner
+        self.period_s = 1.0 / p['rate']
+        self._next_s = -math.inf
+        self._last_s = math.inf
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(Trigger, '~/start', self._on_start)
-        self.create_timer(1.0 / p['rate'], self._send)
+        if runner is None:
+            self.command_pub = self.create_publisher(
+                Float64MultiArray, 'servo_commands/full',
+                sensor_qos(p['qos.best_effort'], p['qos.depth']))
+            self.create_timer(self.period_s, self._send)
+        else:
+            runner.add_control_callback(self._control)
         self.create_timer(1.0, self._publish_diagnostics)
         if p['autostart']:
             self._start()
 
     def _now_s(self) -> float:
+        if self.runner is not None:
+            return self.runner.sim.time_s
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _start(self) -> None:
@@ -97,6 +115,27 @@ class GraspControllerNode(Node):
         self.command_pub.publish(conversions.servo_command_to_multiarray(command))
         if self.phase != self._published_phase:  # a phase change is news now, not within 1 s
             self._publish_diagnostics()
+
+    def _control(self, sim: Simulator) -> None:
+        """Set the command due at this tick: at the first tick at or after each ``k / rate``."""
+        now_s = sim.time_s
+        if now_s < self._last_s:  # the first tick, or time went back: a reset
+            self._next_s = now_s
+        self._last_s = now_s
+        if self.start_s is None or now_s < self._next_s - 0.5 * sim.timestep_s:
+            return
+        if now_s < self.start_s:
+            self.start_s = now_s
+        sim.set_command(self.script.command(now_s - self.start_s))
+        self._next_s = (math.floor(now_s / self.period_s + 1e-6) + 1) * self.period_s
+        if self.phase != self._published_phase:
+            self._publish_diagnostics()
+
+    def destroy_node(self) -> None:
+        """Leave the simulator's ticks before the node goes."""
+        if self.runner is not None:
+            self.runner.remove_tick_callback(self._control)
+        super().destroy_node()
 
     def _publish_diagnostics(self) -> None:
         self._published_phase = self.phase

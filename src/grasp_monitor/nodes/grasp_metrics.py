@@ -13,10 +13,9 @@ from grasp_monitor.core.events import EventRecord
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.core.monitor_inputs import InputsConfig, StampGrid
 from grasp_monitor.nodes.common import (
-    read_input, refusal_counts, run_node, sensor_qos,
+    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos,
 )
 from grasp_monitor.nodes.grasp_metrics_parameters import CRITERIA, PARAMETERS
-from grasp_monitor.nodes.grasp_monitor import EVENTS_QOS
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry

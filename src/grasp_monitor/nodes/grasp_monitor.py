@@ -13,7 +13,7 @@ from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor, MonitorConfig
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
 from grasp_monitor.nodes.common import (
-    read_input, refusal_counts, run_node, sensor_qos,
+    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos,
 )
 from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
@@ -21,15 +21,12 @@ from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState, PointCloud2
 from std_srvs.srv import SetBool, Trigger
 
 #: Level of each record kind on grasp_monitor/events (others are OK).
 EVENT_LEVELS = {'contact_timeout': 'WARN', 'slip_out': 'WARN', 'grasp_timeout': 'WARN',
                 'flying_apart': 'ERROR', 'sensor_stale': 'STALE'}
-EVENTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 INTERFACES = (
     publishes('grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 import dataclasses
 import math
+import sys
 import time
 from typing import Any, Mapping
 
@@ -221,3 +222,7 @@ def servo_statuses(node: str, config: MoteusConfig, observation: MoteusObservati
 def main(args: list[str] | None = None) -> int:
     """Run the node."""
     return run_node(MoteusServosNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-import sys
+import math
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -34,7 +34,8 @@ INTERFACES = (
               'each object and pad: pose in world, twist in the body frame, every tick'),
     diagnostics('refused commands by kind, watchdog, servo temperatures, bus voltage'),
     subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
-               'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints'),
+               'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints; in '
+               'lockstep, stamped with the /clock it answers'),
     subscribes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
                'a row per joint: position, velocity, feedforward_torque, kp_scale, '
                'kd_scale, maximum_torque'),
@@ -44,14 +45,18 @@ INTERFACES = (
             'start the external force test on `force_test.body`'),
     service('~/external_force/stop', 'std_srvs/srv/Trigger', 'end the external force test'),
 )
+#: Wall seconds a lockstep peer may stay silent before the simulator runs free.
+LOCKSTEP_PATIENCE_S = 5.0
 
 
 class MujocoSimNode(Node):
     """Simulate a scenario in MuJoCo; its joints are moteus-like servos.
 
     Parameters: see ``mujoco_sim_parameters.PARAMETERS`` (scenario, physics.*, force_test.*,
-    publish_rate, clock_rate, real_time_factor, command_timeout, tactile, qos.*). With
-    ``tactile`` on, ``main`` hosts the ``tactile_sensor`` node on the same runner and executor.
+    publish_rate, clock_rate, real_time_factor, command_timeout, lockstep, controller,
+    tactile, qos.*). ``sim_process`` hosts the ``tactile_sensor`` (``tactile``) and
+    ``grasp_controller`` (``controller``) nodes on the same runner and executor.
+    In lockstep (the default) a tick waits for its inputs: see ``_inputs_in``.
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
     ``/diagnostics`` (1 Hz: rate, refused commands, watchdog, servo telemetry).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full`` (Float64MultiArray).
@@ -59,7 +64,7 @@ class MujocoSimNode(Node):
     and ``~/external_force/stop`` (Trigger: the force test on ``force_test.body``).
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, start: bool = True, **kwargs) -> None:
         super().__init__('mujoco_sim', **kwargs)
         p = declare(self, PARAMETERS)
         self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
@@ -74,7 +79,16 @@ class MujocoSimNode(Node):
             redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])
         self.force_body = p['force_test.body'] or scene.objects[0]
         self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor']),
-                                on_tick=self._publish)
+                                on_tick=self._publish,
+                                gate=self._inputs_in if p['lockstep'] else None)
+        self.lockstep = p['lockstep']
+        self.host_controller = p['controller']
+        # Lockstep: the stamp of the latest servo_commands, and whether a peer answers.
+        self._answered = threading.Condition()
+        self._answer_s = -math.inf
+        self._peer = False
+        self._tolerance_s = 0.5 * self.sim.timestep_s
+        self.lockstep_resends = 0
         self.tactile = p['tactile'] and bool(scene.pads)
         tick_rate_hz = 1.0 / (self.runner.steps_per_tick * self.sim.timestep_s)
         self.clock_every = max(1, round(tick_rate_hz / p['clock_rate'])) if p['clock_rate'] else 1
@@ -97,7 +111,13 @@ class MujocoSimNode(Node):
                             lambda q, r: self._force(False, q, r))
         self.create_timer(1.0, self._publish_diagnostics)
         self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        if start:
+            self.thread.start()
+
+    def start(self) -> None:
+        """Start stepping (a node made with ``start=False``, once the nodes it hosts are in)."""
+        if not self.thread.is_alive():
+            self.thread.start()
 
     def _publish(self, sim: Simulator) -> None:
         if self.runner.ticks % self.clock_every == 0:
@@ -117,6 +137,42 @@ class MujocoSimNode(Node):
     def _on_command(self, msg: JointState) -> None:
         self._accept(lambda: conversions.servo_command_from_joint_state(
             msg, self.sim.servos.config, self.sim.servos.received))
+        stamp_s = conversions.time_from_msg(msg.header.stamp)
+        with self._answered:
+            self._answer_s = stamp_s
+            # Stamped with a time of this timeline: a peer answering the clock joins.
+            if self.lockstep and 0.0 < stamp_s <= self.sim.time_s + self._tolerance_s:
+                self._peer = True
+            self._answered.notify_all()
+
+    def _inputs_in(self) -> bool:
+        """Lockstep gate: wait until the tick's command is in from the lockstep peer.
+
+        A controller joins by answering a /clock with a servo_commands message stamped
+        with that clock's time; from then on each tick waits for its answer. While it is
+        missing the clock is sent again every 50 ms; a peer that leaves the graph or
+        stays silent ``LOCKSTEP_PATIENCE_S`` of wall time is dropped (and may join again).
+        """
+        if not self._peer:
+            return True
+        waited_s = 0.0
+        with self._answered:
+            while self._peer and not self.runner.pacer.stopped and not self.runner.paused:
+                now_s = self.sim.time_s
+                if abs(self._answer_s - now_s) <= self._tolerance_s:
+                    return True
+                if not self._answered.wait(0.05):
+                    waited_s += 0.05
+                    self.lockstep_resends += 1
+                    gone = not self.count_publishers(self.resolve_topic_name('servo_commands'))
+                    if gone or waited_s >= LOCKSTEP_PATIENCE_S:
+                        self._peer = False
+                        self.get_logger().warning(
+                            f'lockstep: no servo_commands stamped {now_s:.4f} s after '
+                            f'{waited_s:.1f} s; running free until a peer answers again')
+                        return True
+                    self.clock_pub.publish(conversions.clock_to_msg(now_s))
+        return False
 
     def _on_full_command(self, msg: Float64MultiArray) -> None:
         self._accept(lambda: conversions.servo_command_from_multiarray(
@@ -124,6 +180,8 @@ class MujocoSimNode(Node):
 
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response):
         self.runner.reset()
+        with self._answered:
+            self._answer_s = -math.inf
         response.success, response.message = True, f'reset {self.sim.scene.name}'
         return response
 
@@ -147,6 +205,8 @@ class MujocoSimNode(Node):
         with self.runner.lock:
             level, message, values = self.sim.status()
         values.update({'ticks': self.runner.ticks, 'paused': self.runner.paused,
+                       'lockstep': self.lockstep, 'lockstep_peer': self._peer,
+                       'lockstep_resends': self.lockstep_resends,
                        'refused_commands': sum(self.refused.values())})
         values.update({f'refused.{k}': v for k, v in self.refused.items()})
         msg = DiagnosticArray()
@@ -157,6 +217,8 @@ class MujocoSimNode(Node):
         self.diag_pub.publish(msg)
 
     def _run(self) -> None:
+        with self.runner.lock:  # the first tick's time, for peers to answer
+            self.clock_pub.publish(conversions.clock_to_msg(self.sim.time_s))
         try:
             self.runner.run()
         except RCLError:
@@ -167,15 +229,6 @@ class MujocoSimNode(Node):
     def destroy_node(self) -> None:
         """Stop the stepping thread before the node goes."""
         self.runner.stop()
-        self.thread.join(timeout=5.0)
+        if self.thread.is_alive():
+            self.thread.join(timeout=5.0)
         super().destroy_node()
-
-
-def main(args: list[str] | None = None) -> int:
-    """Run the node, and the tactile_sensor node beside it when ``tactile`` is on."""
-    from grasp_monitor.nodes.tactile_sensor import run_simulator
-    return run_simulator(args)
-
-
-if __name__ == '__main__':
-    sys.exit(main())

@@ -48,6 +48,13 @@ PARAMETERS = COMMON + (
               0.0, 1000.0, read_only=True),
     ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
               read_only=True),
+    ParamSpec('lockstep', True, 'Step a tick only once its inputs are in: the hosted '
+              "controller's command, and a command stamped with the tick's time from every "
+              'publisher of servo_commands; false: free-running, as hardware runs.',
+              read_only=True),
+    ParamSpec('controller', False, 'Host the grasp_controller node in this process, in '
+              'lockstep with the ticks (its parameters come from the grasp_controller '
+              'section).', read_only=True),
     ParamSpec('tactile', True, 'Host the tactile_sensor node (tactile/<pad>) in this process '
               'when the scene has pads.', read_only=True),
 )

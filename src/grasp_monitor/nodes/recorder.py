@@ -3,50 +3,20 @@
 from __future__ import annotations
 
 import datetime
-import importlib
 import sys
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.nodes.common import run_node
+from grasp_monitor.nodes.common import message_class, qos_profile, resolved, run_node
 from grasp_monitor.nodes.interfaces import diagnostics, subscribes
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.recorder_parameters import PARAMETERS
-from grasp_monitor.recording import McapRecordingWriter, offered_qos, split_type, \
-    TopicQos, TopicSelection
+from grasp_monitor.recording import McapRecordingWriter, offered_qos, TopicSelection
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-
-
-def message_class(type_name: str) -> type:
-    """Return the Python class of a message type ``pkg/msg/Name``.
-
-    Raises:
-        ConfigError: the type's package is not installed.
-    """
-    package, name = split_type(type_name)
-    try:
-        return getattr(importlib.import_module(f'{package}.msg'), name)
-    except (ImportError, AttributeError) as error:
-        raise ConfigError(f'message type {type_name} is not installed: {error}') from error
-
-
-def qos_profile(qos: TopicQos, depth: int) -> QoSProfile:
-    """Return the rclpy profile of a topic's QoS, keeping the last ``depth`` messages."""
-    return QoSProfile(
-        history=HistoryPolicy.KEEP_LAST, depth=depth,
-        reliability=ReliabilityPolicy.RELIABLE if qos.reliable
-        else ReliabilityPolicy.BEST_EFFORT,
-        durability=DurabilityPolicy.TRANSIENT_LOCAL if qos.transient_local
-        else DurabilityPolicy.VOLATILE)
-
-
-def resolved(node: Node, names: list[str]) -> tuple[str, ...]:
-    """Resolve topic names against the node's namespace ('' entries are dropped)."""
-    return tuple(node.resolve_topic_name(name) for name in names if name)
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 
 INTERFACES = (

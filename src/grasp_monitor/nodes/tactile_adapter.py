@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
@@ -113,3 +114,7 @@ class TactileAdapterNode(Node):
 def main(args: list[str] | None = None) -> int:
     """Run the node."""
     return run_node(TactileAdapterNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

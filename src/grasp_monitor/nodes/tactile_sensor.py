@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
-from grasp_monitor.nodes.common import run_node, sensor_qos
+from grasp_monitor.nodes.common import sensor_qos
 from grasp_monitor.nodes.interfaces import publishes
-from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
 from grasp_monitor.sim.backend import Simulator
@@ -102,36 +100,3 @@ class TactileSensorNode(Node):
         """Leave the simulator's ticks before the node goes."""
         self.runner.remove_tick_callback(self._on_tick)
         super().destroy_node()
-
-
-def run_simulator(args: list[str] | None = None, tactile: bool | None = None) -> int:
-    """Run ``mujoco_sim`` and, with tactile on, this node beside it: one process, one executor.
-
-    Args:
-        args: command-line arguments, ROS arguments included.
-        tactile: host the tactile sensor always (True), never (False), or as the
-            simulator's ``tactile`` parameter says (None).
-
-    Returns:
-        The exit status: 0, or 2 after a configuration error (the reason on stderr).
-    """
-    def make() -> list[Node]:
-        sim = MujocoSimNode()
-        if not (sim.tactile if tactile is None else tactile):  # the parameter, unless forced
-            return [sim]
-        try:
-            return [sim, TactileSensorNode(runner=sim.runner)]
-        except Exception:
-            sim.destroy_node()
-            raise
-
-    return run_node(make, args)
-
-
-def main(args: list[str] | None = None) -> int:
-    """Run the simulator with its tactile sensor (``mujoco_sim`` with ``tactile`` forced on)."""
-    return run_simulator(args, tactile=True)
-
-
-if __name__ == '__main__':
-    sys.exit(main())

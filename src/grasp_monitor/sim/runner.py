@@ -50,19 +50,26 @@ class SimRunner:
         sim: the simulator.
         config: pacing.
         on_tick: called after every tick, with the lock held.
+        gate: called before every tick, without the lock; the tick waits for it to
+            return (lockstep: until the tick's inputs are in). False skips the tick.
 
     Attributes:
+        control_callbacks: called before every tick's step, with the lock held, in
+            order: in-process controllers set the tick's command there.
         tick_callbacks: more callbacks, called after ``on_tick`` in order, with
             the lock held (so the MuJoCo data they read is one consistent state);
             change them through ``add_tick_callback`` / ``remove_tick_callback``.
     """
 
     def __init__(self, sim: Simulator, config: RunConfig,
-                 on_tick: Callable[[Simulator], None] | None = None) -> None:
+                 on_tick: Callable[[Simulator], None] | None = None,
+                 gate: Callable[[], bool] | None = None) -> None:
         self.sim = sim
         self.config = config
         self.on_tick = on_tick
+        self.gate = gate
         self.tick_callbacks: list[Callable[[Simulator], None]] = []
+        self.control_callbacks: list[Callable[[Simulator], None]] = []
         self.steps_per_tick = config.steps_per_tick(sim.timestep_s)
         self.lock = threading.RLock()
         self.ticks = 0
@@ -93,6 +100,13 @@ class SimRunner:
         with self.lock:
             if callback in self.tick_callbacks:
                 self.tick_callbacks.remove(callback)
+            if callback in self.control_callbacks:
+                self.control_callbacks.remove(callback)
+
+    def add_control_callback(self, callback: Callable[[Simulator], None]) -> None:
+        """Call ``callback(sim)`` before every tick's step from now on (remove as above)."""
+        with self.lock:
+            self.control_callbacks.append(callback)
 
     def stop(self) -> None:
         """Make ``run`` return after the current tick."""
@@ -102,6 +116,8 @@ class SimRunner:
         """One tick: step and call back. Returns False when the simulation diverged."""
         with self.lock:
             before_s = self.sim.time_s
+            for control in self.control_callbacks:
+                control(self.sim)
             ok = self.sim.step(self.steps_per_tick)
             if self.sim.time_s < before_s:
                 # MuJoCo reset an unstable state to time 0: pace from here, or the
@@ -132,4 +148,6 @@ class SimRunner:
                     pacer.sleep(delay)
                     if pacer.stopped or pacer.paused:
                         continue
+            if self.gate is not None and not self.gate():
+                continue
             self.tick()
