@@ -40,6 +40,47 @@ setup() {
       2> >(grep -v '^WARNING: Location' >&2)
     echo "$stamp" > "$venv/.installed"
   fi
+  generate_interfaces
+}
+
+generate_interfaces() {
+  # tf2_msgs has no wheel: build it from interfaces/tf2_msgs into the venv with the rosidl
+  # generators the requirements install. Redone only when the interface or a ROS wheel changed.
+  local stamp
+  stamp=$( (cat interfaces/tf2_msgs/package.xml interfaces/tf2_msgs/CMakeLists.txt \
+             interfaces/tf2_msgs/msg/*.msg; ls "$venv"/lib/python3*/site-packages | grep '^ros_') \
+           | sha256sum | cut -c1-16)
+  [ "$(cat "$venv/.tf2_msgs" 2>/dev/null)" = "$stamp" ] && return
+  # A ROS installation's tf2_msgs (sourced, so on PYTHONPATH) is the real one: use it.
+  if "$venv/bin/python" -c 'import importlib.util, os, sys
+spec = importlib.util.find_spec("tf2_msgs")
+sys.exit(not spec or os.path.realpath(spec.origin).startswith(os.path.realpath(sys.prefix)))
+' 2>/dev/null; then
+    return
+  fi
+  local headers
+  headers=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  if [ ! -f "$headers/Python.h" ] || ! command -v c++ >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      apt-get update -qq && apt-get install -y -qq g++ python3-dev >/dev/null
+    else
+      echo "generating tf2_msgs needs a C++ compiler and $headers/Python.h:" \
+           "sudo apt-get install g++ python3-dev" >&2; exit 2
+    fi
+  fi
+  local build=$venv/build/tf2_msgs
+  rm -rf "$build" && mkdir -p "$build"
+  if ! (
+    export PATH=$venv/bin:$PATH AMENT_PREFIX_PATH=$venv CMAKE_PREFIX_PATH=$venv
+    cmake -S interfaces/tf2_msgs -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DBUILD_TESTING=OFF -DCMAKE_INSTALL_PREFIX="$venv" -DPython3_EXECUTABLE="$venv/bin/python"
+    cmake --build "$build" && cmake --install "$build"
+  ) >"$build.log" 2>&1; then
+    tail -n 30 "$build.log" >&2
+    echo "generating tf2_msgs failed; the whole log is $build.log" >&2; exit 1
+  fi
+  rm -rf "$build" "$build.log"
+  echo "$stamp" > "$venv/.tf2_msgs"
 }
 
 run_tests() {
