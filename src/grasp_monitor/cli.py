@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         'reward and writes them to <output-dir>/<UTC time>/run.json, with '
         '<output-dir>/latest pointing at the newest run.')
     run.add_argument('scenario', nargs='?', choices=SCENARIOS,
-                     help=f'scenario (default: the parameter file\'s, else {DEFAULT_SCENARIO})')
+                     help=f"scenario (default: the parameter file's, else {DEFAULT_SCENARIO})")
     run.add_argument('--params-file', type=Path,
                      help='ROS parameter file (default: config/<scenario>.yaml)')
     run.add_argument('--duration', type=float, help='simulated seconds (default: scenario)')

@@ -43,8 +43,8 @@ from grasp_monitor.core.events import (
     Command, EventRecord, ExternalForceTest, GraspMonitor, GraspSample, MonitorConfig,
 )
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
-from grasp_monitor.core.values import BodyState
 from grasp_monitor.core.tactile import PadGroup
+from grasp_monitor.core.values import BodyState
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.benchmark import split_frame_sensors, with_frame_sensors
 from grasp_monitor.sim.scene import Drive, Scene
