@@ -1,6 +1,7 @@
 """``grasp-monitor demo --headless`` end to end: the whole graph as processes, as users run it."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -22,6 +23,8 @@ REWARD_FLOOR = 4.0
 def run_demo(output, *args, timeout_s=115):
     """Run ``grasp-monitor demo --headless`` into ``output``; return the process and summary.
 
+    The run writes into a folder of its own, ``output/latest`` after it.
+
     Past ``timeout_s`` the demo gets SIGTERM, which stops its nodes, and the test fails.
     """
     process = subprocess.Popen(
@@ -35,15 +38,15 @@ def run_demo(output, *args, timeout_s=115):
         stdout, stderr = process.communicate(timeout=30)
         pytest.fail(f'the demo took more than {timeout_s} s:\n{stdout[-3000:]}{stderr[-3000:]}')
     finished = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-    return finished, json.loads((output / 'summary.json').read_text())
+    return finished, json.loads((output / 'latest' / 'summary.json').read_text())
 
 
 @pytest.fixture(scope='module')
 def demo(tmp_path_factory):
-    """Run the demo once on the default scenario; yield its exit, output and summary."""
+    """Run the demo once on the default scenario; yield its exit, summary and run folder."""
     output = tmp_path_factory.mktemp('demo')
     process, summary = run_demo(output)  # the whole demo, start to PNG, within 115 s
-    return process, summary, output
+    return process, summary, output / os.readlink(output / 'latest')
 
 
 def test_the_demo_exits_cleanly_and_prints_the_results_table(demo):
@@ -96,13 +99,34 @@ def test_the_mcap_reads_back_with_every_published_message(demo):
     assert recorded == [e['type'] for e in summary['events']]
 
 
-def test_a_node_that_fails_fails_the_demo_saying_which_with_its_log(tmp_path):
+def test_a_node_that_fails_fails_the_demo_saying_which_and_keeps_the_run_before(demo, tmp_path):
+    _, good, good_run = demo
+    params = yaml.safe_load(default_params_file('pick_lift').read_text())
+    # each value is valid, the monitor refuses the set: grasp needs contact
+    params['grasp_monitor']['ros__parameters']['events'] = ['grasp']
+    params_file = tmp_path / 'bad.yaml'
+    params_file.write_text(yaml.safe_dump(params))
+    output = good_run.parent
+    process, summary = run_demo(output, '--params-file', str(params_file))
+    assert process.returncode == 1
+    assert 'grasp_monitor exited with status' in process.stderr
+    assert "needs 'contact'" in process.stderr  # the end of its log says why
+    assert summary['events'] == [] and summary['failures']
+    # the failed run has a folder of its own, now the latest; the good one is untouched
+    latest = output / os.readlink(output / 'latest')
+    assert latest != good_run and latest.parent == output
+    assert json.loads((good_run / 'summary.json').read_text()) == good
+
+
+def test_a_parameter_the_node_would_refuse_stops_the_demo_before_any_node_starts(tmp_path):
     params = yaml.safe_load(default_params_file('pick_lift').read_text())
     params['grasp_monitor']['ros__parameters']['contact_force'] = -1.0  # out of its range
     params_file = tmp_path / 'bad.yaml'
     params_file.write_text(yaml.safe_dump(params))
-    process, summary = run_demo(tmp_path / 'out', '--params-file', str(params_file))
-    assert process.returncode == 1
-    assert 'grasp_monitor exited with status' in process.stderr
-    assert 'contact_force' in process.stderr  # the end of its log says why
-    assert summary['events'] == [] and summary['failures']
+    process = subprocess.run(
+        [sys.executable, '-m', 'grasp_monitor.cli', 'demo', '--headless', '--params-file',
+         str(params_file), '--output-dir', str(tmp_path / 'out')],
+        capture_output=True, text=True, timeout=60)
+    assert process.returncode == 2
+    assert 'grasp_monitor.contact_force: -1.0 is outside [1e-06, 1000.0]' in process.stderr
+    assert not (tmp_path / 'out').exists()

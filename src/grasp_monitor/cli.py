@@ -8,7 +8,7 @@ from pathlib import Path
 import sys
 from typing import Any, Sequence
 
-from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.core.errors import ConfigError, GraspMonitorError
 from grasp_monitor.sim.scene import CONES, INTEGRATORS, SOLVERS
 from grasp_monitor.sim.scenes import DEFAULT_SCENARIO, SCENARIOS
 
@@ -24,11 +24,22 @@ def _setting(text: str) -> tuple[str, Any]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from grasp_monitor.results_dir import new_run_dir, point_latest
+    from grasp_monitor.scenario_config import offline_run, ScenarioConfig
     from grasp_monitor.sim.offline import run_scenario
-    params = dict(args.param)
-    result = run_scenario(args.scenario, args.duration, dict(args.set),
-                          real_time_factor=args.real_time_factor, **params)
+    started = datetime.now(timezone.utc)
+    config = ScenarioConfig.from_file(args.params_file) if args.params_file else \
+        ScenarioConfig.for_scenario(args.scenario or DEFAULT_SCENARIO)
+    if args.scenario and args.scenario != config.scenario:
+        raise ConfigError(f'{config.params_file} simulates {config.scenario!r}, not '
+                          f'{args.scenario!r}; leave the scenario out or pick another file')
+    settings, params, setup = offline_run(config, dict(args.set), dict(args.param))
+    result = run_scenario(config.scenario, args.duration, settings,
+                          real_time_factor=args.real_time_factor, setup=setup, **params)
     print(f'scenario        {result.scenario} {params or ""}')
+    print(f'parameters      {config.params_file}')
     print(f'steps           {result.steps}')
     print(f'simulated       {result.sim_time_s:.3f} s')
     print(f'wall            {result.wall_time_s:.3f} s')
@@ -43,9 +54,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print('contact force   ' + ', '.join(
         f'{pad} {force:.2f} N' for pad, force in result.peak_contact_force_n.items()) + ' (peak)')
     print(f'energy peak     {result.peak_energy_j:.4g} J at {result.peak_energy_time_s:.3f} s')
-    output = Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(result.to_json(), indent=2))
+    print('criteria        ' + (', '.join(
+        f'{name} {value:.3f}' for name, value in result.criteria.items()) or 'none'))
+    print('total reward    ' + ('none' if result.reward is None else f'{result.reward:.3f}'))
+    if args.output:  # a file named by the user is written as given
+        output = Path(args.output)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(result.to_json(), indent=2))
+    else:
+        run_dir = new_run_dir(args.output_dir, started)
+        output = run_dir / 'run.json'
+        output.write_text(json.dumps(result.to_json(), indent=2))
+        point_latest(run_dir)
     print(f'result          {output}')
     return 1 if result.diverged else 0
 
@@ -136,8 +156,17 @@ def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog='grasp-monitor', description=__doc__)
     commands = parser.add_subparsers(dest='command', required=True)
-    run = commands.add_parser('run', help='simulate a scenario offline and summarise it')
-    run.add_argument('scenario', nargs='?', default=DEFAULT_SCENARIO, choices=SCENARIOS)
+    run = commands.add_parser(
+        'run', help='simulate a scenario offline and summarise it',
+        description='Simulate one trial of a scenario without ROS, configured by the same '
+        'parameter file as the demo and the launch files (config/<scenario>.yaml): physics, '
+        'tactile pads, monitor, force test and metrics. Prints the events, criteria and '
+        'reward and writes them to <output-dir>/<UTC time>/run.json, with '
+        '<output-dir>/latest pointing at the newest run.')
+    run.add_argument('scenario', nargs='?', choices=SCENARIOS,
+                     help=f"scenario (default: the parameter file's, else {DEFAULT_SCENARIO})")
+    run.add_argument('--params-file', type=Path,
+                     help='ROS parameter file (default: config/<scenario>.yaml)')
     run.add_argument('--duration', type=float, help='simulated seconds (default: scenario)')
     run.add_argument('--real-time-factor', type=float, default=0.0,
                      help='pace against the wall clock; 0 = as fast as possible')
@@ -145,7 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help='physics setting, e.g. --set friction=1e8 --set cone=elliptic')
     run.add_argument('--param', type=_setting, action='append', default=[],
                      metavar='KEY=VALUE', help='scenario parameter, e.g. --param n_cubes=5')
-    run.add_argument('--output', default='results/run.json', help='JSON result path')
+    where = run.add_mutually_exclusive_group()
+    where.add_argument('--output-dir', default='results/run',
+                       help='each run writes <output-dir>/<UTC time>/run.json and points '
+                       '<output-dir>/latest at it (default results/run)')
+    where.add_argument('--output', type=Path, help='write the JSON result to this file instead')
     run.set_defaults(handler=_cmd_run)
     benchmark = commands.add_parser(
         'benchmark', help='run the physics-engine grasp benchmark (energy metric) on MuJoCo',
@@ -184,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
         description='Start mujoco_sim, grasp_monitor, grasp_metrics, grasp_controller and the '
         'recorder as separate processes with config/<scenario>.yaml, run one trial through '
         'their services, show it live, and end with a results table, a JSON summary, the '
-        'MCAP and a PNG figure in the output directory. Exits 1 if a node failed.')
+        'MCAP and a PNG figure in <output-dir>/<UTC time>/, with <output-dir>/latest '
+        'pointing at the newest run. Exits 1 if a node failed.')
     demo.add_argument('--scenario', default=DEFAULT_SCENARIO, choices=SCENARIOS)
     demo.add_argument('--headless', action='store_true',
                       help='plain lines instead of a redrawn view (so too without a TTY)')
@@ -196,7 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument('--params-file', type=Path,
                       help='ROS parameter file (default: config/<scenario>.yaml)')
     demo.add_argument('--output-dir', default='results/demo',
-                      help='logs, MCAP, JSON and PNG go here (default results/demo)')
+                      help='each run writes its logs, MCAP, JSON and PNG into '
+                      '<output-dir>/<UTC time>/ and points <output-dir>/latest at it '
+                      '(default results/demo)')
     demo.set_defaults(handler=_cmd_demo)
     reference = commands.add_parser(
         'reference',

@@ -19,7 +19,7 @@ published, are what the MCAP's counts are checked against.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import importlib.util
 import json
 import os
@@ -37,7 +37,8 @@ from grasp_monitor.demo_report import (
     DemoResult, event_line, plot_summary, results_table, Series, status_lines, TopicCount,
     write_json)
 from grasp_monitor.nodes import node_command
-import yaml
+from grasp_monitor.results_dir import new_run_dir, point_latest
+from grasp_monitor.scenario_config import default_params_file, ScenarioConfig
 
 #: Nodes the demo can start, each as ``python -m grasp_monitor.nodes.<name>``.
 GRAPH_NODES = ('mujoco_sim', 'grasp_monitor', 'grasp_metrics', 'grasp_controller')
@@ -49,34 +50,14 @@ LIFT_JOINT = 'lift'
 DEFAULT_MONITORING_S = 10.0
 
 
-def default_params_file(scenario: str) -> Path:
-    """Return ``config/<scenario>.yaml``: from the source tree, else the installed share.
-
-    Raises:
-        ConfigError: no such file in either place.
-    """
-    source = Path(__file__).resolve().parents[2] / 'config' / f'{scenario}.yaml'
-    if source.is_file():
-        return source
-    try:
-        from ament_index_python.packages import get_package_share_directory
-        share = Path(get_package_share_directory('grasp_monitor')) / 'config'
-    except (ImportError, LookupError, OSError):  # OSError: no AMENT_PREFIX_PATH
-        share = None
-    if share is not None and (share / f'{scenario}.yaml').is_file():
-        return share / f'{scenario}.yaml'
-    candidates = [source] + ([share / f'{scenario}.yaml'] if share else [])
-    raise ConfigError(f'no parameter file for scenario {scenario!r}; looked at '
-                      + ', '.join(str(p) for p in candidates))
-
-
 @dataclass(frozen=True)
 class DemoOptions:
     """How the demo runs.
 
     Attributes:
         scenario: scenario name; its parameter file is ``config/<scenario>.yaml``.
-        output_dir: where the logs, the MCAP, the JSON and the PNG go.
+        output_dir: each run writes its logs, MCAP, JSON and PNG into a folder of
+            its own here, ``<UTC time>/``, and points ``latest`` at it.
         headless: plain lines instead of a redrawn block (also whenever stdout is no TTY).
         duration_s: end the trial after this much simulated time (default: pick_lift
             runs until the monitor ends the trial, others for ``DEFAULT_MONITORING_S``).
@@ -132,32 +113,24 @@ class GraphPlan:
         Raises:
             ConfigError: the file does not parse or lacks a needed node.
         """
-        from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS as MONITOR
-        from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS as SIM
-        from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS as TACTILE
+        from grasp_monitor.nodes.mujoco_sim_parameters import scenario_params, scene_settings
         from grasp_monitor.sim.backend import Simulator
         from grasp_monitor.sim.runner import RunConfig
         from grasp_monitor.sim.scenes import build_scene
-        from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
-        try:
-            document = yaml.safe_load(Path(params_file).read_text()) or {}
-            given = {node: dict(body['ros__parameters']) for node, body in document.items()}
-        except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as error:
-            raise ConfigError(f'{params_file}: not a ROS parameter file: {error}') from None
+        config = ScenarioConfig.from_file(params_file)
+        given = config.given
         for node in ('mujoco_sim', 'grasp_monitor', 'grasp_metrics'):
             if node not in given:
                 raise ConfigError(f'{params_file} has no {node} parameters')
-        sim = {spec.name: spec.default for spec in SIM} | given['mujoco_sim']
-        settings = {'timestep_s': sim['physics.timestep']} if sim['physics.timestep'] else {}
-        scene = build_scene(sim['scenario'], settings,
-                            **{k: sim[k] for k in SCENARIO_PARAMETERS[sim['scenario']]})
+        sim = config.node('mujoco_sim')
+        scene = build_scene(sim['scenario'], scene_settings(sim), **scenario_params(sim))
         simulator = Simulator(scene)  # its tracked bodies and step, exactly as the node has them
         tick_s = RunConfig(sim['publish_rate']).steps_per_tick(simulator.timestep_s) \
             * simulator.timestep_s
-        tactile = {spec.name: spec.default for spec in TACTILE} | {'pads': list(scene.pads)} \
-            | given.get('tactile_sensor', {})
+        tactile = config.node('tactile_sensor') | {'pads': list(scene.pads)} \
+            | dict(given.get('tactile_sensor', {}))
         every = max(1, round(1.0 / tick_s / tactile['publish_rate']))  # as tactile_sensor does
-        monitor = {spec.name: spec.default for spec in MONITOR} | given['grasp_monitor']
+        monitor = config.node('grasp_monitor')
         hosted = bool(sim['controller'])
         return cls(
             Path(params_file), sim['scenario'],
@@ -507,7 +480,8 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
     """Run the demo; return 0, or 1 when a node or the recording failed (said on stderr)."""
     params_file = options.params_file or default_params_file(options.scenario)
     plan = GraphPlan.from_file(params_file)
-    output = Path(options.output_dir)
+    output = new_run_dir(options.output_dir)  # never over an earlier run
+    options = replace(options, output_dir=output)
     logs = output / 'logs'
     logs.mkdir(parents=True, exist_ok=True)
     env = demo_environment()
@@ -555,6 +529,7 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
         rest = [p for p in graph.processes if p.name == RECORDER]
         result.failures += graph.stop(rest, options.grace_s)
     json_path = write_json(result, output / 'summary.json')
+    point_latest(output)  # whatever the result: the newest run
     view.note('done')
     print(results_table(result) + f'\nresults    {json_path}', file=stream, flush=True)
     if result.failures:

@@ -7,15 +7,14 @@ import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor import conversions
-from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.events import EventRecord
-from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.monitor_inputs import InputsConfig, StampGrid
 from grasp_monitor.nodes.common import (
     EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos,
 )
-from grasp_monitor.nodes.grasp_metrics_parameters import CRITERIA, PARAMETERS
+from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry
@@ -58,12 +57,7 @@ class GraspMetricsNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__('grasp_metrics', **kwargs)
         p = declare(self, PARAMETERS)
-        self.config = MetricsConfig(
-            p['object'], tuple(p['pads']), p['object_mass'], tuple(p['object_inertia']),
-            1.0 / p['rate'],
-            CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
-                           p['criteria.final_position_ref'], p['criteria.force_cutoff']),
-            CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'])
+        self.config = metrics_config(p)
         self.thresholds_j = (p['energy_warn'], p['energy_threshold'])
         self.metrics = TrialMetrics(self.config)
         # inputs: the object's and each pad's ground truth, then each pad's taxels

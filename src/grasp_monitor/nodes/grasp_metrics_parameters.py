@@ -1,6 +1,9 @@
-"""Declared parameters of the ``grasp_metrics`` node."""
+"""Declared parameters of the ``grasp_metrics`` node, and the metrics they make."""
 
-from grasp_monitor.core.metrics import ENERGY_REFERENCES
+from typing import Any, Mapping
+
+from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
+from grasp_monitor.core.metrics import ENERGY_REFERENCES, MetricsConfig
 from grasp_monitor.nodes.params import COMMON, ParamSpec
 
 CRITERIA = ('time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
@@ -33,3 +36,13 @@ PARAMETERS = COMMON + (
               1e-6, 1e6, read_only=True),
 ) + tuple(ParamSpec(f'weights.{name}', 1.0, f'Weight of the {name} criterion.', 0.0, 1e6,
                     read_only=True) for name in CRITERIA)
+
+
+def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:
+    """Return the metrics of parameter values ``p`` (the node's, or a parameter file's)."""
+    return MetricsConfig(
+        p['object'], tuple(p['pads']), p['object_mass'], tuple(p['object_inertia']),
+        1.0 / p['rate'],
+        CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
+                       p['criteria.final_position_ref'], p['criteria.force_cutoff']),
+        CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'])

@@ -10,12 +10,12 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.event_log import EventLog
-from grasp_monitor.core.events import Command, GraspMonitor, MonitorConfig
+from grasp_monitor.core.events import Command, GraspMonitor
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
 from grasp_monitor.nodes.common import (
     EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos,
 )
-from grasp_monitor.nodes.grasp_monitor_parameters import PARAMETERS
+from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
 from nav_msgs.msg import Odometry
@@ -71,13 +71,7 @@ class GraspMonitorNode(Node):
         self.inputs = MonitorInputs(InputsConfig(
             tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
             p['contact_force'], p['max_sample_age'], 1.0 / p['rate']))
-        self.monitor = GraspMonitor(MonitorConfig(
-            sensor_period_s=1.0 / p['rate'], grasp_dwell_s=p['grasp_dwell'] or None,
-            object_still_speed_m_per_s=p['still_speed'],
-            finger_still_speed=p['finger_still_speed'], grasp_limit_s=p['grasp_limit'],
-            contact_timeout_s=p['contact_timeout'], slip_out_s=p['slip_out'],
-            force_test_s=p['force_test_time'], robot_bodies=tuple(p['pads']),
-            auto_start=False, events=tuple(p['events'])))
+        self.monitor = GraspMonitor(monitor_config(p))
         self.log = EventLog(p['event_log'])
         self.trial_records: list[dict[str, str]] = []
         self.refused: Counter[str] = Counter()

@@ -1,6 +1,8 @@
-"""Declared parameters of the ``grasp_monitor`` node."""
+"""Declared parameters of the ``grasp_monitor`` node, and the monitor they make."""
 
-from grasp_monitor.core.events import EVENT_ORDER
+from typing import Any, Mapping
+
+from grasp_monitor.core.events import EVENT_ORDER, MonitorConfig
 from grasp_monitor.nodes.params import COMMON, ParamSpec
 
 PARAMETERS = COMMON + (
@@ -36,3 +38,20 @@ PARAMETERS = COMMON + (
     ParamSpec('event_log', 'grasp_monitor_events.jsonl', 'JSON-lines log of every event.',
               read_only=True),
 )
+
+
+def monitor_config(p: Mapping[str, Any], auto_start: bool = False) -> MonitorConfig:
+    """Return the monitor of parameter values ``p`` (the node's, or a parameter file's).
+
+    Args:
+        p: every parameter of ``PARAMETERS`` by name.
+        auto_start: open a trial on the first sample (offline) instead of on
+            the start service (the node).
+    """
+    return MonitorConfig(
+        sensor_period_s=1.0 / p['rate'], grasp_dwell_s=p['grasp_dwell'] or None,
+        object_still_speed_m_per_s=p['still_speed'],
+        finger_still_speed=p['finger_still_speed'], grasp_limit_s=p['grasp_limit'],
+        contact_timeout_s=p['contact_timeout'], slip_out_s=p['slip_out'],
+        force_test_s=p['force_test_time'], robot_bodies=tuple(p['pads']),
+        auto_start=auto_start, events=tuple(p['events']))

@@ -1,8 +1,12 @@
-"""Declared parameters of the ``mujoco_sim`` node."""
+"""Declared parameters of the ``mujoco_sim`` node, and the scene and force test they make."""
 
+from typing import Any, Mapping
+
+from grasp_monitor.core.events import ExternalForceTest
 from grasp_monitor.nodes.params import COMMON, ParamSpec
 from grasp_monitor.sim.scene import CONES, SOLVERS
 from grasp_monitor.sim.scenes import SCENARIOS
+from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
 
 PARAMETERS = COMMON + (
     ParamSpec('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
@@ -63,3 +67,21 @@ PARAMETERS = COMMON + (
 SETTINGS = {'physics.timestep': 'timestep_s', 'physics.friction': 'friction',
             'physics.cone': 'cone', 'physics.solver': 'solver',
             'physics.iterations': 'iterations', 'physics.impratio': 'impratio'}
+
+
+def scene_settings(p: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the SimSettings overrides of parameter values ``p`` (0 or "" left out)."""
+    return {key: p[name] for name, key in SETTINGS.items() if p[name]}
+
+
+def scenario_params(p: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the generator parameters of ``p``'s scenario."""
+    return {key: p[key] for key in SCENARIO_PARAMETERS[p['scenario']]}
+
+
+def force_test(p: Mapping[str, Any]) -> ExternalForceTest:
+    """Return the external force test of parameter values ``p``."""
+    return ExternalForceTest(
+        p['force_test.profile'], p['force_test.amplitude_per_kg'],
+        p['force_test.angular_frequency'], p['force_test.offset'],
+        redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])

@@ -1,8 +1,11 @@
 """Run a scenario without ROS: the engine behind ``grasp-monitor run``.
 
 The engine is ``OfflinePipeline`` (``sim.pipeline``): physics every step,
-the tactile arrays of every step, the grasp monitor at the control rate and
-the energy metric of every step, evaluated in blocks.
+the tactile arrays of every step, the grasp monitor at the control rate, the
+energy metric of every step and, given a metrics configuration, the grasp
+criteria and reward of the trial, evaluated in blocks. ``OfflineSetup`` holds
+what a scenario's parameter file sets (``grasp_monitor.scenario_config``
+builds it), so the offline run and the ROS graph run one configuration.
 """
 
 from __future__ import annotations
@@ -11,10 +14,13 @@ import dataclasses
 import math
 from typing import Any, Mapping
 
+from grasp_monitor.core.events import MonitorConfig
 from grasp_monitor.core.grasp_script import PickLiftScript
+from grasp_monitor.core.metrics import MetricsConfig
 from grasp_monitor.sim.pipeline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.scene import Drive, Scene
 from grasp_monitor.sim.scenes import build_scene
+from grasp_monitor.sim.sensors import PadSpec
 import mujoco
 
 
@@ -25,7 +31,9 @@ class RunResult:
     ``events`` are the monitor's records as flat strings (``EventRecord.as_strings``);
     ``peak_contact_force_n`` is per pad the highest norm of its summed taxel
     forces, N; ``peak_energy_j`` the highest energy metric over objects and
-    steps, J, at ``peak_energy_time_s``.
+    steps, J, at ``peak_energy_time_s``; ``criteria`` each criterion's reward
+    and ``reward`` their weighted total, as the metrics node reports them (empty
+    and None without a metrics configuration or a sample in the trial).
     """
 
     scenario: str
@@ -43,6 +51,9 @@ class RunResult:
     peak_energy_j: float = math.nan
     peak_energy_time_s: float = math.nan
     energy_failed: bool = False
+    criteria: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    reward: float | None = None
+    params_file: str = ''
 
     def to_json(self) -> dict[str, Any]:
         """Return a JSON-ready dict."""
@@ -59,30 +70,59 @@ def default_drive(scene: Scene) -> Drive | None:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class OfflineSetup:
+    """What a scenario configuration sets in an offline run besides the scene.
+
+    Attributes:
+        pipeline: rates, force test, contact threshold (its ``control_rate_hz``
+            is how often the drive is applied and the monitor samples, Hz).
+        pads: the tactile pads (None: the scene's, with default settings).
+        monitor: the monitor (None: rostok's constants at the control rate).
+        metrics: the criteria and reward (None: none computed).
+        drive: the commands (None: ``default_drive``).
+        params_file: the parameter file it came from, for the report.
+    """
+
+    pipeline: PipelineConfig = PipelineConfig()
+    pads: tuple[PadSpec, ...] | None = None
+    monitor: MonitorConfig | None = None
+    metrics: MetricsConfig | None = None
+    drive: Drive | None = None
+    params_file: str = ''
+
+
 def run_scenario(
     name: str,
     duration_s: float | None = None,
     settings: Mapping[str, Any] | None = None,
-    control_rate_hz: float = 100.0,
     real_time_factor: float = 0.0,
+    setup: OfflineSetup | None = None,
     **params: Any,
 ) -> RunResult:
     """Simulate scenario ``name`` for ``duration_s`` (default: the scenario's) and report.
+
+    A trial still open at the end is ended there (reason 'end of run'), as the
+    demo ends one through the monitor's stop service, so its criteria come out.
 
     Args:
         name: scenario name.
         duration_s: simulated seconds.
         settings: SimSettings overrides.
-        control_rate_hz: how often the drive is applied and the monitor
-            samples, Hz (physics, tactile and energy run every step).
         real_time_factor: pacing; 0 runs as fast as possible.
+        setup: pipeline, pads, monitor, metrics and drive (default: ``OfflineSetup()``).
         **params: scenario parameters.
     """
+    setup = setup if setup is not None else OfflineSetup()
     scene = build_scene(name, settings, **params)
-    pipeline = OfflinePipeline(scene, PipelineConfig(control_rate_hz=control_rate_hz),
-                               drive=default_drive(scene))
+    pipeline = OfflinePipeline(
+        scene, setup.pipeline, setup.pads, setup.monitor,
+        drive=setup.drive if setup.drive is not None else default_drive(scene),
+        metrics=setup.metrics)
     duration_s = scene.duration_s if duration_s is None else duration_s
     result = pipeline.run(duration_s, real_time_factor)
+    pipeline.end_trial()
+    report = pipeline.report
     sim = pipeline.sim
     bodies = sim.body_arrays()
     objects = {
@@ -95,9 +135,11 @@ def run_scenario(
         wall_time_s=wall_s, real_time_factor=result.sim_time_s / wall_s if wall_s > 0 else 0.0,
         diverged=result.diverged, final_objects=objects, parameters=dict(params),
         settings=dataclasses.asdict(scene.settings) | {'mujoco': mujoco.__version__},
-        control_rate_hz=control_rate_hz,
-        events=tuple(record.as_strings() for record in result.events),
+        control_rate_hz=setup.pipeline.control_rate_hz,
+        events=tuple(record.as_strings() for record in pipeline.events),
         peak_contact_force_n={spec.name: force for spec, force in zip(
             pipeline.arrays.specs, result.peak_contact_force_n)},
         peak_energy_j=result.peak_energy_j, peak_energy_time_s=result.peak_energy_time_s,
-        energy_failed=result.energy_failed)
+        energy_failed=result.energy_failed,
+        criteria=dict(report.partials) if report is not None else {},
+        reward=report.total if report is not None else None, params_file=setup.params_file)

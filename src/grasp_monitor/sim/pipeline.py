@@ -35,17 +35,22 @@ import math
 import time
 from typing import Any, Sequence
 
+from grasp_monitor.core.criteria import CriteriaReport
 from grasp_monitor.core.energy import (
     compile_block_scoring, EnergyTracker, EnergyTrackerConfig)
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.events import (
     Command, EventRecord, ExternalForceTest, GraspMonitor, GraspSample, MonitorConfig,
 )
+from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.core.tactile import PadGroup
+from grasp_monitor.core.values import BodyState
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.benchmark import split_frame_sensors, with_frame_sensors
 from grasp_monitor.sim.scene import Drive, Scene
-from grasp_monitor.sim.sensors import pad_specs, PadSpec, SimTactileArrays
+from grasp_monitor.sim.sensors import (
+    PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, PadSpec, SimTactileArrays,
+)
 import mujoco
 import numpy as np
 
@@ -74,12 +79,20 @@ class PipelineConfig:
         contact_slots: contacts per pad the contact sensor reports per step;
             more are counted in ``PipelineResult.contact_overflows`` and lost.
         force_test: the external force test started by a grasp (None: none).
+        force_body: the body the force test pulls ('' = the scene's first object).
+        contact_force_n: a pad touches when the norm of its summed taxel forces
+            reaches this, N (the monitor node's ``contact_force``).
+        object_body: the body whose speed the monitor reads ('' = the scene's
+            first object), as the monitor node reads ``ground_truth/<object>``.
     """
 
     control_rate_hz: float = 100.0
     block_s: float = 0.5
     contact_slots: int = 16
     force_test: ExternalForceTest | None = ExternalForceTest()
+    force_body: str = ''
+    contact_force_n: float = CONTACT_FORCE_N
+    object_body: str = ''
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.control_rate_hz) and 0 < self.control_rate_hz <= 10000):
@@ -89,18 +102,34 @@ class PipelineConfig:
             raise ConfigError(f'block_s must be finite and > 0, got {self.block_s}')
         if not 1 <= self.contact_slots <= 1024:
             raise ConfigError(f'contact_slots must be in [1, 1024], got {self.contact_slots}')
+        if not (math.isfinite(self.contact_force_n) and self.contact_force_n > 0):
+            raise ConfigError(
+                f'contact_force_n must be finite and > 0, got {self.contact_force_n}')
 
 
-def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int) -> Scene:
+#: Ground-truth sensors of a body frame (XBODY, as ``ground_truth/<body>`` carries it).
+TRUTH_SENSORS = ('framepos', 'framequat', 'framelinvel', 'frameangvel')
+
+
+def truth_sensor(body: str, kind: str) -> str:
+    """Return the name of the ground-truth sensor ``kind`` of ``body``."""
+    return f'grasp_monitor/truth/{body}/{kind}'
+
+
+def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
+                          truth_bodies: Sequence[str] = ()) -> Scene:
     """Return ``scene`` with the pipeline's sensors appended (module docstring).
 
-    Order in ``sensordata``: per pad body, its contact sensor then its body
-    pose (framepos, framequat); the base body's framepos; then the sensors of
-    ``with_frame_sensors``.
+    Order in ``sensordata``: the ground-truth sensors of ``truth_bodies``
+    (``TRUTH_SENSORS`` of the body frame, named by ``truth_sensor``); per pad
+    body, its contact sensor then its body pose (framepos, framequat); the base
+    body's framepos; then the sensors of ``with_frame_sensors``.
     """
     scene = with_frame_sensors(scene)
     end = scene.mjcf.rfind('<sensor>')
-    sensors = ''.join(
+    sensors = ''.join(f'<{kind} name="{truth_sensor(body, kind)}" objtype="xbody" '
+                      f'objname="{body}"/>' for body in truth_bodies for kind in TRUTH_SENSORS)
+    sensors += ''.join(
         f'<contact body1="{body}" num="{slots}" data="found force pos normal tangent"'
         f' reduce="none"/><framepos objtype="xbody" objname="{body}"/>'
         f'<framequat objtype="xbody" objname="{body}"/>' for body in pad_bodies)
@@ -148,6 +177,9 @@ class OfflinePipeline:
         monitor: the monitor's configuration (default: rostok's constants at the
             control rate, the pads as the robot bodies).
         drive: commands over time (default: the scene's).
+        metrics: the grasp criteria and their reward, as the metrics node computes
+            them (None: none); its object and pads must be the scene's objects
+            and pads, its pads tactile pads too.
 
     Attributes:
         sim: the simulator (its model has the pipeline's sensors).
@@ -155,18 +187,37 @@ class OfflinePipeline:
         tactile: the pads as one group, computed together every block.
         tracker: the energy metric.
         monitor: the grasp monitor.
+        metrics: the trial's metrics (None without a ``metrics`` config).
+        report: the criteria of the trial, once it ended (None before).
         values: per pad, the (S, N, width) taxel values of the last block.
         block_time_s: (S,) time stamps of the last block's steps, s.
     """
 
     def __init__(self, scene: Scene, config: PipelineConfig | None = None,
                  pads: Sequence[PadSpec] | None = None,
-                 monitor: MonitorConfig | None = None, drive: Drive | None = None) -> None:
+                 monitor: MonitorConfig | None = None, drive: Drive | None = None,
+                 metrics: MetricsConfig | None = None) -> None:
         self.config = config if config is not None else PipelineConfig()
         specs = tuple(pads) if pads is not None else pad_specs(scene.pads)
         bodies = [spec.body or spec.name for spec in specs]
-        scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots)
+        # The bodies the graph has ground truth of: the monitor's object, the metrics'.
+        truth = [self.config.object_body or scene.objects[0]]
+        if metrics is not None:
+            truth += [metrics.object_name, *metrics.pads]
+            tactile = [spec.name for spec in specs]
+            missing = [pad for pad in metrics.pads if pad not in tactile]
+            if missing:
+                raise ConfigError(f'metrics pad {missing[0]!r} is no tactile pad; valid: '
+                                  f'{", ".join(tactile)}')
+        tracked = scene.objects + scene.pads
+        for body in truth:
+            if body not in tracked:
+                raise ConfigError(f'body {body!r} has no ground truth in scene {scene.name}; '
+                                  f'valid: {", ".join(tracked)}')
+        truth = list(dict.fromkeys(truth))
+        scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth)
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
+        self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
         self.arrays = SimTactileArrays(self.sim, specs)
         self.tactile = PadGroup(self.arrays.pads)
         model = self.sim.model
@@ -198,6 +249,22 @@ class OfflinePipeline:
         self._base_columns = slice(base, base + 3)
         self._frame_columns = slice(base + 3, model.nsensordata)
         self._objects = len(scene.objects)
+        self._truth = {body: [_columns(model, truth_sensor(body, kind)) for kind in TRUTH_SENSORS]
+                       for body in truth}
+        self._speed_columns = self._truth[truth[0]][2]
+        self.metrics = TrialMetrics(metrics) if metrics is not None else None
+        self.report: CriteriaReport | None = None
+        if metrics is not None:
+            self._metrics_pads = [[spec.name for spec in specs].index(pad)
+                                  for pad in metrics.pads]
+            if any(specs[i].settings['touch'] not in PAD_FRAME_TOUCH_FUNCTIONS
+                   for i in self._metrics_pads):
+                raise ConfigError('the metrics read taxel forces in the pad frame: touch must '
+                                  f'be one of {", ".join(PAD_FRAME_TOUCH_FUNCTIONS)}')
+            # as a tactile cloud carries them: float32
+            self._taxels_in_pad = [
+                _as_cloud(self.arrays.pads[i].positions_in_pad) for i in self._metrics_pads]
+            self.steps_per_sample = max(1, round(metrics.sample_period_s / dt))
         self._record = np.empty((self.block_steps, model.nsensordata))
         # Memoryviews of the rows: a slice assignment between two is a plain memcpy, a
         # third cheaper per step than numpy's item assignment.
@@ -326,6 +393,8 @@ class OfflinePipeline:
     def _evaluate(self, record: np.ndarray, state_time_s: np.ndarray) -> None:
         """Tactile, energy and monitor samples of one block of recorded rows."""
         self.values = self.tactile.compute_block(*self.contact_inputs(record))
+        first_step = self.steps - record.shape[0]  # steps before the block
+        events_before = len(self.events)
         self.tracker.update_block(
             state_time_s, *split_frame_sensors(record[:, self._frame_columns], self._objects))
         # One monitor sample per control tick: the tick's last step.
@@ -334,8 +403,7 @@ class OfflinePipeline:
         np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
         totals = every[ticks]
         at_ticks = record[ticks]
-        frames = split_frame_sensors(at_ticks[:, self._frame_columns], self._objects)
-        velocity = frames[2][:, 0]
+        velocity = at_ticks[:, self._speed_columns]
         speed = np.sqrt(np.einsum('ti,ti->t', velocity, velocity))
         offset = np.stack([at_ticks[:, p] for _, p, _ in self._pad_columns], axis=1)
         offset -= at_ticks[:, None, self._base_columns]
@@ -343,21 +411,91 @@ class OfflinePipeline:
         stamps = state_time_s[ticks] + self.sim.timestep_s
         update = self.monitor.update
         for sample in GraspSample.trusted_series(
-                stamps, totals >= CONTACT_FORCE_N, speed, distance):
+                stamps, totals >= self.config.contact_force_n, speed, distance):
             result = update(sample)
             if result.records:
                 self.events.extend(result.records)
             if result.command is not Command.CONTINUE:
                 self._react(result.command)
+        if self.metrics is not None:
+            self._measure(record, state_time_s, first_step, self.events[events_before:])
+
+    def _measure(self, record: np.ndarray, state_time_s: np.ndarray, first_step: int,
+                 records: Sequence[EventRecord]) -> None:
+        """Take the block's metrics samples and monitor records in stamp order.
+
+        At one stamp: the trial's start and events, then the sample, then its end,
+        as the metrics node orders them by stamp whatever the order they came in.
+        """
+        per_sample = self.steps_per_sample
+        rows = np.flatnonzero((first_step + np.arange(1, record.shape[0] + 1)) % per_sample == 0)
+        stamps = state_time_s + self.sim.timestep_s
+        queue = [(r.time_s, 2 if r.kind == 'trial_end' else 0, index, r)
+                 for index, r in enumerate(records)]
+        queue += [(float(stamps[row]), 1, int(row), None) for row in rows]
+        for _, order, row, event in sorted(queue, key=lambda item: item[:3]):
+            if event is not None:
+                self._metrics_event(event)
+            elif self.report is None:  # one trial per run
+                self.metrics.add(float(stamps[row]), *self._metrics_sample(record[row], row))
+
+    def _metrics_sample(self, values: np.ndarray, row: int) -> tuple[Any, ...]:
+        """Return one row as the metrics node's inputs: object, pads, taxels in the pads."""
+        config = self.metrics.config
+        obj, *pads = (BodyState(body, *(values[c] for c in self._truth[body]))
+                      for body in (config.object_name, *config.pads))
+        forces = []
+        for pad in self._metrics_pads:
+            force = self.values[pad][row]
+            if force.shape[1] == 1:  # a scalar touch function: the cloud's fz
+                force = np.concatenate([np.zeros((force.shape[0], 2)), force], axis=1)
+            forces.append(_as_cloud(force))
+        return obj, pads, self._taxels_in_pad, forces
+
+    def _metrics_event(self, record: EventRecord) -> None:
+        """Pass a monitor record to the metrics, as the node takes them from the topic."""
+        if record.kind == 'trial_start':
+            self.metrics.start(record.trial_id, record.time_s, record.reset_from_s)
+        elif record.kind == 'trial_end':
+            self.metrics.add_event(record)
+            reports = self.metrics.end(record.time_s,
+                                       record.details.get('reason') == 'time_reset')[1]
+            if reports:
+                self.report = reports[-1]
+        else:
+            self.metrics.add_event(record)
+
+    def end_trial(self, reason: str = 'end of run') -> tuple[EventRecord, ...]:
+        """End the open trial (as the monitor's stop service does); return its records."""
+        records = tuple(self.monitor.stop_trial(reason))
+        self.events.extend(records)
+        if self.metrics is not None:
+            for record in records:
+                self._metrics_event(record)
+        if records and self.sim.force_test_active:
+            self.sim.stop_force_test()
+        return records
 
     def _react(self, command: Command) -> None:
         """Start the force test on a grasp, stop it when the trial stops."""
         test = self.config.force_test
         if command is Command.ACTIVATE and test is not None and not self._grasped:
             self._grasped = True
-            self.sim.start_force_test(test)
+            self.sim.start_force_test(test, self.config.force_body)
         elif command is Command.STOP and self.sim.force_test_active:
             self.sim.stop_force_test()
+
+
+def _columns(model: mujoco.MjModel, name: str) -> slice:
+    """Return where sensor ``name``'s values sit in ``sensordata``."""
+    index = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SENSOR, name)
+    start = int(model.sensor_adr[index])
+    return slice(start, start + int(model.sensor_dim[index]))
+
+
+def _as_cloud(values: np.ndarray) -> np.ndarray:
+    """Return ``values`` rounded to float32, as a tactile cloud carries them."""
+    return np.asarray(values, np.float32).astype(float)
 
 
 def _norm(value_sum: np.ndarray) -> np.ndarray:

@@ -1,0 +1,196 @@
+"""One scenario configuration: the ROS parameter file every way of running a trial reads.
+
+``config/<scenario>.yaml`` holds the parameters of the graph's nodes, keyed by
+node name. The demo and the launch files hand it to the nodes; ``grasp-monitor
+run`` reads the same file here and maps each node's settings onto the offline
+pipeline (``offline_run``) through the same functions the nodes build their
+core objects with (``monitor_config``, ``metrics_config``, ``force_test``, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import importlib
+import math
+from pathlib import Path
+from typing import Any, Mapping
+
+from grasp_monitor.core.errors import ConfigError
+import yaml
+
+#: The graph's nodes and the module holding each one's ``PARAMETERS``.
+PARAMETER_TABLES = {
+    'mujoco_sim': 'grasp_monitor.nodes.mujoco_sim_parameters',
+    'tactile_sensor': 'grasp_monitor.nodes.tactile_sensor_parameters',
+    'grasp_monitor': 'grasp_monitor.nodes.grasp_monitor_parameters',
+    'grasp_metrics': 'grasp_monitor.nodes.grasp_metrics_parameters',
+    'grasp_controller': 'grasp_monitor.nodes.grasp_controller',
+}
+#: Declared by rclpy on every node.
+IMPLICIT = ('use_sim_time',)
+#: The Python type of a parameter of each ROS type (bool is no integer to ROS).
+_TYPES = {'bool': bool, 'integer': int, 'double': float, 'string': str}
+
+
+def default_params_file(scenario: str) -> Path:
+    """Return ``config/<scenario>.yaml``: from the source tree, else the installed share.
+
+    Raises:
+        ConfigError: no such file in either place.
+    """
+    source = Path(__file__).resolve().parents[2] / 'config' / f'{scenario}.yaml'
+    if source.is_file():
+        return source
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        share = Path(get_package_share_directory('grasp_monitor')) / 'config'
+    except (ImportError, LookupError, OSError):  # OSError: no AMENT_PREFIX_PATH
+        share = None
+    if share is not None and (share / f'{scenario}.yaml').is_file():
+        return share / f'{scenario}.yaml'
+    candidates = [source] + ([share / f'{scenario}.yaml'] if share else [])
+    raise ConfigError(f'no parameter file for scenario {scenario!r}; looked at '
+                      + ', '.join(str(p) for p in candidates))
+
+
+def parameter_specs(node: str) -> dict[str, Any]:
+    """Return the declared parameters (``ParamSpec``) of a graph node, by name."""
+    module = importlib.import_module(PARAMETER_TABLES[node])
+    return {spec.name: spec for spec in module.PARAMETERS}
+
+
+def _check(where: str, spec: Any, value: Any) -> None:
+    """Refuse a value rclpy would refuse: wrong type, outside the choices or the range."""
+    kind = spec.type_name.removesuffix('_array')
+    array = spec.type_name.endswith('_array')
+    values = value if isinstance(value, list) else [value]
+    if array != isinstance(value, list) or not values or \
+            any(type(v) is not _TYPES[kind] for v in values):
+        raise ConfigError(f'{where}: {value!r} is not a {spec.type_name}'
+                          + (' (write 1.0, not 1)' if kind == 'double' else ''))
+    spec.check(value)
+    if spec.low is not None and not array and not math.isnan(value) and \
+            not spec.low <= value <= spec.high:
+        raise ConfigError(f'{where}: {value!r} is outside [{spec.low}, {spec.high}]')
+
+
+@dataclass(frozen=True)
+class ScenarioConfig:
+    """A scenario's parameter file, read and checked against the nodes' declarations.
+
+    Attributes:
+        params_file: the file.
+        given: per graph node in the file, the values it sets.
+    """
+
+    params_file: Path
+    given: Mapping[str, Mapping[str, Any]]
+
+    @classmethod
+    def from_file(cls, params_file: Path | str) -> ScenarioConfig:
+        """Read ``params_file`` (keys ``<node>``, ``/<ns>/<node>`` or ``/**``).
+
+        Raises:
+            ConfigError: the file does not parse, or sets a parameter a node does
+                not declare or a value it would refuse (naming what is valid).
+        """
+        from grasp_monitor.reference import parameter_file
+        path = Path(params_file)
+        try:
+            sections = parameter_file(path)
+        except (OSError, ValueError, yaml.YAMLError, AttributeError, TypeError) as error:
+            raise ConfigError(f'{path}: not a ROS parameter file: {error}') from None
+        given: dict[str, dict[str, Any]] = {}
+        for key, values in sections.items():
+            every = key == '/**'
+            nodes = list(PARAMETER_TABLES) if every else [key.rstrip('/').rsplit('/', 1)[-1]]
+            for node in nodes:
+                if node not in PARAMETER_TABLES:
+                    continue  # another node's section (recorder, hardware)
+                specs = parameter_specs(node)
+                for name, value in values.items():
+                    if name in IMPLICIT or (every and name not in specs):
+                        continue  # a '/**' key sets the nodes that declare it
+                    if name not in specs:
+                        raise ConfigError(f'{path}: {node} has no parameter {name!r}; valid: '
+                                          f'{", ".join(specs)}')
+                    _check(f'{path}: {node}.{name}', specs[name], value)
+                    given.setdefault(node, {})[name] = value
+        return cls(path, given)
+
+    @classmethod
+    def for_scenario(cls, scenario: str) -> ScenarioConfig:
+        """Read the scenario's own file, ``config/<scenario>.yaml``."""
+        return cls.from_file(default_params_file(scenario))
+
+    def node(self, name: str) -> dict[str, Any]:
+        """Return the values node ``name`` starts with: its defaults, then the file's."""
+        defaults = {spec.name: spec.default for spec in parameter_specs(name).values()}
+        return defaults | dict(self.given.get(name, {}))
+
+    @property
+    def scenario(self) -> str:
+        """The simulator's scenario."""
+        return str(self.node('mujoco_sim')['scenario'])
+
+
+def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = None,
+                params: Mapping[str, Any] | None = None
+                ) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """Map a parameter file onto an offline run, as each node maps it onto its core objects.
+
+    Args:
+        config: the scenario configuration.
+        settings: SimSettings overrides on top of the file's ``physics.*``.
+        params: scenario parameters on top of the file's.
+
+    Returns:
+        The SimSettings overrides, the scenario parameters and the ``OfflineSetup``
+        for ``run_scenario(config.scenario, ...)``.
+
+    Raises:
+        ConfigError: a setting the offline run cannot take (naming it).
+    """
+    from grasp_monitor.core.grasp_script import PickLiftScript
+    from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config
+    from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
+    from grasp_monitor.nodes.mujoco_sim_parameters import (
+        force_test, scenario_params, scene_settings)
+    from grasp_monitor.nodes.tactile_sensor_parameters import PER_PAD
+    from grasp_monitor.sim.offline import OfflineSetup
+    from grasp_monitor.sim.pipeline import PipelineConfig
+    from grasp_monitor.sim.scenes import build_scene
+    from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs
+
+    sim = config.node('mujoco_sim')
+    settings = scene_settings(sim) | dict(settings or {})
+    params = scenario_params(sim) | dict(params or {})
+    scene = build_scene(config.scenario, settings, **params)
+    # as the tactile node: its pads default to the scene's
+    tactile = config.node('tactile_sensor') | {'pads': list(scene.pads)} \
+        | dict(config.given.get('tactile_sensor', {}))
+    pads = pad_specs(tactile['pads'], tactile['bodies'], PAD_FRAME_TOUCH_FUNCTIONS,
+                     **{key: tactile[key] for key in PER_PAD})
+    monitor = config.node('grasp_monitor')
+    if list(monitor['pads']) != [pad.name for pad in pads]:
+        raise ConfigError(f'{config.params_file}: grasp_monitor.pads {monitor["pads"]} must be '
+                          f'the tactile pads {[pad.name for pad in pads]} in an offline run')
+    pipeline = PipelineConfig(
+        control_rate_hz=monitor['rate'],
+        # the monitor asks its simulator for the test; none without one
+        force_test=force_test(sim) if monitor['simulator'] else None,
+        force_body=sim['force_test.body'], contact_force_n=monitor['contact_force'],
+        object_body=monitor['object'])
+    drive = None
+    if 'grasp_controller' in config.given:
+        c = config.node('grasp_controller')
+        drive = PickLiftScript(
+            approach_height_m=c['approach_height'], lift_height_m=c['lift_height'],
+            grip_force_n=c['grip_force'], approach_s=c['approach_duration'],
+            close_s=c['close_duration'], close_ramp_s=c['close_ramp'],
+            lift_s=c['lift_duration']).command
+    metrics = metrics_config(config.node('grasp_metrics')) \
+        if 'grasp_metrics' in config.given else None
+    return settings, params, OfflineSetup(
+        pipeline, pads, monitor_config(monitor, auto_start=True), metrics, drive,
+        str(config.params_file))

@@ -1,0 +1,120 @@
+"""``grasp-monitor run`` as users run it: the scenario's parameter file, criteria, own folders."""
+
+from datetime import datetime, timezone
+import json
+import os
+import subprocess
+import sys
+
+from grasp_monitor.results_dir import new_run_dir, point_latest
+from grasp_monitor.scenario_config import default_params_file
+import pytest
+import yaml
+
+#: Seven criteria of weight 1; a held pick scores above 4 (see test_graph_demo).
+CRITERIA = {'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
+            'grasp_time', 'final_position'}
+#: The monitor samples at 100 Hz (config/pick_lift.yaml).
+TICK_S = 0.01
+
+
+def run_cli(*args, cwd=None):
+    """Run ``grasp-monitor run`` with ``args``; return the finished process."""
+    return subprocess.run([sys.executable, '-m', 'grasp_monitor.cli', 'run', *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def first(events, kind):
+    """Return the time of the first event of ``kind``, s."""
+    return next(float(e['time_s']) for e in events if e['type'] == kind)
+
+
+@pytest.fixture(scope='module')
+def two_runs(tmp_path_factory):
+    """Run pick_lift twice into one output folder; return the folder and both processes."""
+    output = tmp_path_factory.mktemp('runs')
+    # 5 s: the trial ends at grasp (~1.2 s) + the file's 3.2 s force test
+    runs = [run_cli('pick_lift', '--duration', 5, '--output-dir', output) for _ in range(2)]
+    return output, runs
+
+
+def test_run_writes_events_criteria_and_reward_as_the_demo_summary_does(two_runs):
+    output, runs = two_runs
+    for process in runs:
+        assert process.returncode == 0, process.stderr
+    result = json.loads((output / 'latest' / 'run.json').read_text())
+    kinds = [e['type'] for e in result['events']]
+    assert kinds[:3] == ['trial_start', 'contact', 'grasp'] and kinds[-1] == 'trial_end'
+    assert set(result['criteria']) == CRITERIA
+    assert result['reward'] == pytest.approx(sum(result['criteria'].values()))
+    assert result['reward'] > 4.0, result['criteria']  # a grasp, held
+    assert result['params_file'] == str(default_params_file('pick_lift'))
+    # the print-out shows them too
+    assert 'criteria        time 1.000' in runs[1].stdout
+    assert f'total reward    {result["reward"]:.3f}' in runs[1].stdout
+
+
+def test_two_runs_write_two_folders_and_latest_points_at_the_second(two_runs):
+    output, runs = two_runs
+    folders = sorted(p.name for p in output.iterdir() if p.name != 'latest')
+    assert len(folders) == 2 and all((output / f / 'run.json').is_file() for f in folders)
+    second = runs[1].stdout.split('result          ')[1].strip()
+    assert os.readlink(output / 'latest') == os.path.basename(os.path.dirname(second))
+    assert (output / 'latest').resolve() == (output / folders[-1]).resolve()
+    datetime.strptime(folders[0][:20], '%Y-%m-%dT%H-%M-%SZ')  # named by UTC time
+
+
+def test_the_force_test_lasts_as_long_as_the_parameter_file_says(two_runs, tmp_path):
+    output, _ = two_runs
+    events = json.loads((output / 'latest' / 'run.json').read_text())['events']
+    params = yaml.safe_load(default_params_file('pick_lift').read_text())
+    configured_s = params['grasp_monitor']['ros__parameters']['force_test_time']
+    assert configured_s == 3.2
+    length_s = first(events, 'stop_external_force') - first(events, 'grasp')
+    assert length_s == pytest.approx(configured_s, abs=TICK_S + 1e-9)
+    # another file, another length
+    params['grasp_monitor']['ros__parameters']['force_test_time'] = 1.5
+    params_file = tmp_path / 'short.yaml'
+    params_file.write_text(yaml.safe_dump(params))
+    process = run_cli('--params-file', params_file, '--duration', 4,
+                      '--output', tmp_path / 'short.json')
+    assert process.returncode == 0, process.stderr
+    events = json.loads((tmp_path / 'short.json').read_text())['events']
+    length_s = first(events, 'stop_external_force') - first(events, 'grasp')
+    assert length_s == pytest.approx(1.5, abs=TICK_S + 1e-9)
+    assert not (tmp_path / 'latest').exists()  # a file named by the user is just that file
+
+
+def test_a_bad_parameter_file_is_refused_naming_the_value_and_what_is_valid(tmp_path):
+    params = yaml.safe_load(default_params_file('pick_lift').read_text())
+    params['grasp_monitor']['ros__parameters']['contact_force'] = -1.0
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text(yaml.safe_dump(params))
+    process = run_cli('--params-file', bad, '--output-dir', tmp_path / 'out')
+    assert process.returncode == 2
+    assert f'{bad}: grasp_monitor.contact_force: -1.0 is outside [1e-06, 1000.0]' \
+        in process.stderr
+    del params['grasp_monitor']['ros__parameters']['contact_force']
+    params['grasp_monitor']['ros__parameters']['force_test_tme'] = 1.0
+    bad.write_text(yaml.safe_dump(params))
+    process = run_cli('--params-file', bad, '--output-dir', tmp_path / 'out')
+    assert process.returncode == 2
+    assert "grasp_monitor has no parameter 'force_test_tme'; valid: " in process.stderr
+    process = run_cli('multi_block', '--params-file', default_params_file('pick_lift'))
+    assert process.returncode == 2
+    assert "simulates 'pick_lift', not 'multi_block'" in process.stderr
+    assert not (tmp_path / 'out').exists()  # nothing ran, nothing written
+
+
+def test_runs_in_the_same_second_get_their_own_folders(tmp_path):
+    started = datetime(2026, 11, 25, 14, 3, 12, tzinfo=timezone.utc)
+    made = [new_run_dir(tmp_path / 'runs', started) for _ in range(3)]
+    assert [p.name for p in made] == ['2026-11-25T14-03-12Z', '2026-11-25T14-03-12Z-2',
+                                      '2026-11-25T14-03-12Z-3']
+    (made[0] / 'summary.json').write_text('{}')
+    for run_dir in made:
+        link = point_latest(run_dir)
+        assert os.readlink(link) == run_dir.name  # relative: the folder can move
+    assert (made[0] / 'summary.json').read_text() == '{}'
+    assert sorted(p.name for p in (tmp_path / 'runs').iterdir()) == \
+        [p.name for p in made] + ['latest']  # no temporary link left behind
