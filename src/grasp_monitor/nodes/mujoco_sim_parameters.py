@@ -53,8 +53,8 @@ PARAMETERS = COMMON + (
     ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
               read_only=True),
     ParamSpec('lockstep', True, 'Step a tick only once its inputs are in: the hosted '
-              "controller's command, and a command stamped with the tick's time from every "
-              'publisher of servo_commands; false: free-running, as hardware runs.',
+              "controller's command, and the servo_commands of a peer that stamps each with "
+              'the /clock it answers; false: free-running, as hardware runs.',
               read_only=True),
     ParamSpec('controller', False, 'Host the grasp_controller node in this process, in '
               'lockstep with the ticks (its parameters come from the grasp_controller '
