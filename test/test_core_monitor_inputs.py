@@ -228,3 +228,25 @@ def test_a_reset_opens_a_new_timeline_and_ignores_the_old_one_still_arriving():
     # of the old timeline (touching) is gone
     assert [(round(s.time_s, 9), s.in_contact.tolist()) for s in samples] == [
         (0.0, [False, False]), (0.01, [False, False])]
+
+
+def test_a_clock_still_on_the_old_timeline_declares_no_sample_of_the_new_one_stale():
+    grid = StampGrid(2, 0.01, 0.05)
+    for k in range(1, 301):  # a first timeline up to 3 s
+        grid.add(0, k * 0.01, 'a')
+        grid.add(1, k * 0.01, 'b')
+    while grid.due(3.0, 0.1):  # at most max_per_call a call
+        pass
+    grid.add(0, 0.005, 'a')  # a reset: one input is on the new timeline, the other not yet
+    grid.add(0, 0.01, 'a')
+    # the clock still reads the old timeline: nothing is late on the new one
+    assert grid.due(3.2, 0.1) == []
+    grid.add(1, 0.005, 'b')
+    grid.add(1, 0.01, 'b')
+    points = grid.due(3.2, 0.1)
+    assert [round(p.time_s, 6) for p in points] == [0.01] and not points[0].late
+    # once the clock went back too, silence makes samples late again
+    grid.add(0, 0.02, 'a')
+    assert grid.due(0.02, 0.1) == []
+    late = grid.due(0.2, 0.1)
+    assert late and late[0].late and round(late[0].time_s, 6) == 0.02

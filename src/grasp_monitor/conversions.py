@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Mapping, Sequence
 
 from builtin_interfaces.msg import Time
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.rotations import rotate
@@ -291,3 +291,28 @@ def diagnostic_status(
     return DiagnosticStatus(
         level=LEVELS[level], name=name, message=message, hardware_id=hardware_id,
         values=[KeyValue(key=str(k), value=str(v)) for k, v in values.items()])
+
+
+#: The verdict's status name and keys, on ``grasp_monitor/verdicts``.
+VERDICT = 'verdict'
+
+
+def verdict_to_msg(time_s: float, command: str, next_s: float, node: str) -> DiagnosticArray:
+    """Build the monitor's verdict on the sample at ``time_s``: command, next sample due."""
+    msg = DiagnosticArray()
+    msg.header.stamp = time_to_msg(time_s)
+    msg.status = [diagnostic_status(f'{node}: {VERDICT}', 'OK', command,
+                                    {'next_s': repr(next_s)})]
+    return msg
+
+
+def verdict_from_msg(msg: DiagnosticArray) -> tuple[float, str, float] | None:
+    """Return (sample time s, command, next sample s), or None for another message."""
+    for status in msg.status:
+        if status.name.endswith(f': {VERDICT}'):
+            values = {kv.key: kv.value for kv in status.values}
+            try:
+                return time_from_msg(msg.header.stamp), status.message, float(values['next_s'])
+            except (KeyError, ValueError):
+                return None
+    return None

@@ -90,6 +90,7 @@ class GraphPlan:
         tracked_bodies: bodies with ``ground_truth/<body>``.
         tactile_every: simulator ticks per tactile cloud.
         hosted_controller: the simulator hosts the grasp controller (in lockstep).
+        monitor_verdicts: the simulator takes the monitor's verdicts.
     """
 
     params_file: Path
@@ -100,6 +101,7 @@ class GraphPlan:
     tracked_bodies: tuple[str, ...]
     tactile_every: int
     hosted_controller: bool = False
+    monitor_verdicts: bool = False
 
     @property
     def has_controller(self) -> bool:
@@ -137,7 +139,7 @@ class GraphPlan:
             tuple(n for n in GRAPH_NODES if n in given
                   and not (hosted and n == 'grasp_controller')),
             tuple(tactile['pads']) if sim['tactile'] else (), tuple(monitor['finger_joints']),
-            tuple(simulator.tracked_bodies), every, hosted)
+            tuple(simulator.tracked_bodies), every, hosted, bool(sim['monitor']))
 
     def published_per_tick(self) -> dict[str, int]:
         """Return each simulator topic with the ticks per message."""
@@ -269,6 +271,7 @@ class Watched:
     reward: list[float] = field(default_factory=list)
     pad_force_n: list[float] = field(default_factory=list)
     recorded: dict[str, int] = field(default_factory=dict)
+    metrics_samples: int = 0
 
 
 class Watcher:
@@ -350,6 +353,8 @@ class Watcher:
                 elif status.name.endswith(': criteria'):
                     self.seen.criteria = values
                     self.seen.criteria_seq += 1
+                elif status.name.endswith(': energy'):
+                    self.seen.metrics_samples = int(values.get('samples', 0))
                 elif status.name.endswith(': recording'):
                     self.seen.recorded = {k.partition('.')[2]: int(v) for k, v in
                                           values.items() if k.startswith('messages.')}
@@ -627,6 +632,17 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
             if time.monotonic() > deadline:
                 raise DemoError(f'service {name} did not appear within '
                                 f'{options.startup_timeout_s:g} s')
+
+    # Every input of the monitor and the metrics flows (the simulator waits for the
+    # monitor's verdicts; the metrics took samples): none misses the trial's first ticks.
+    def flowing(seen: Watched) -> bool:
+        waits = seen.sim_status.get('lockstep') == 'True' and plan.monitor_verdicts
+        return bool(seen.sim_status) and seen.metrics_samples > 0 and (
+            not waits or seen.sim_status.get('lockstep_monitor') == 'True')
+
+    if not watcher.wait(flowing, options.startup_timeout_s, alive):
+        raise DemoError("the monitor and the metrics did not take the simulator's streams "
+                        f'within {options.startup_timeout_s:g} s')
     # the simulator's diagnostics carry its tick count: the window's bounds
     watcher.pause(True)
     watcher.call(watcher.trigger['mujoco_sim/reset'], watcher.Trigger.Request())

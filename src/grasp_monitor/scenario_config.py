@@ -151,6 +151,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     Raises:
         ConfigError: a setting the offline run cannot take (naming it).
     """
+    from grasp_monitor.core.command_hold import CommandHold
     from grasp_monitor.core.grasp_script import PickLiftScript
     from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config
     from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
@@ -176,7 +177,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         raise ConfigError(f'{config.params_file}: grasp_monitor.pads {monitor["pads"]} must be '
                           f'the tactile pads {[pad.name for pad in pads]} in an offline run')
     pipeline = PipelineConfig(
-        control_rate_hz=monitor['rate'],
+        # the simulator's ticks apply the commands and the force test
+        control_rate_hz=sim['publish_rate'], sample_rate_hz=monitor['rate'],
         # the monitor asks its simulator for the test; none without one
         force_test=force_test(sim) if monitor['simulator'] else None,
         force_body=sim['force_test.body'], contact_force_n=monitor['contact_force'],
@@ -184,11 +186,12 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     drive = None
     if 'grasp_controller' in config.given:
         c = config.node('grasp_controller')
-        drive = PickLiftScript(
+        # held between the controller's own ticks, as the hosted controller commands
+        drive = CommandHold(PickLiftScript(
             approach_height_m=c['approach_height'], lift_height_m=c['lift_height'],
             grip_force_n=c['grip_force'], approach_s=c['approach_duration'],
             close_s=c['close_duration'], close_ramp_s=c['close_ramp'],
-            lift_s=c['lift_duration']).command
+            lift_s=c['lift_duration']).command, c['rate'])
     metrics = metrics_config(config.node('grasp_metrics')) \
         if 'grasp_metrics' in config.given else None
     return settings, params, OfflineSetup(

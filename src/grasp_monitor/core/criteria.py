@@ -211,6 +211,10 @@ class CriteriaReport:
         object.__setattr__(self, 'partials', MappingProxyType(
             {name: float(self.partials[name]) for name in CRITERIA if name in self.partials}))
 
+    def __deepcopy__(self, memo: dict) -> CriteriaReport:
+        """Return itself: a report never changes (and a read-only mapping cannot be copied)."""
+        return self
+
     def rounded(self) -> dict[str, float]:
         """Return each partial and the total rounded to 3 decimals, the total under 'total'."""
         values = {name: round(value, REPORT_DECIMALS) for name, value in self.partials.items()}

@@ -278,6 +278,10 @@ class EventRecord:
             details[str(key)] = _plain(value, key)
         object.__setattr__(self, 'details', MappingProxyType(details))
 
+    def __deepcopy__(self, memo: dict) -> EventRecord:
+        """Return itself: a record never changes (and a read-only mapping cannot be copied)."""
+        return self
+
     @property
     def reset_from_s(self) -> float:
         """Where time last went back from before a trial_start, s.

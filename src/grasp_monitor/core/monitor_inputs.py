@@ -104,7 +104,9 @@ class StampGrid:
     owed grid stamp; readings still arriving from the old timeline on the
     other inputs (stamped ahead of the new one) are ignored until they too
     go back. A new timeline starts at the first grid stamp at which every
-    input has a reading.
+    input has a reading. The clock that declares samples late must have gone
+    back too: until it reads a time of the new timeline it is ignored, or the
+    old timeline's clock would pass the new one's first stamps as stale.
     """
 
     def __init__(self, inputs: int, period_s: float, time_back_s: float,
@@ -131,6 +133,7 @@ class StampGrid:
         self._epoch = [-1] * inputs  # the timeline each input is on
         self.epoch = 0
         self._timeline_s = -math.inf  # the latest stamp of the current timeline
+        self._clock_behind = False  # the clock still reads the timeline before this one
         self._next_k: int | None = None
         #: grid stamps skipped because a buffer no longer held their readings
         self.dropped = 0
@@ -158,6 +161,7 @@ class StampGrid:
         if epoch > self.epoch:
             self.epoch, self._timeline_s = epoch, -math.inf
             self.timelines += 1
+            self._clock_behind = True
             self._clear()
         elif epoch < self.epoch:
             self._epoch[index] = epoch
@@ -208,6 +212,11 @@ class StampGrid:
                 evaluated (``late``) without waiting for every input. None: wait.
             max_age_s: see ``now_s``, s.
         """
+        if self._clock_behind and now_s is not None:
+            if now_s <= self._timeline_s + self.time_back_s:
+                self._clock_behind = False  # the clock went back with the inputs
+            else:
+                now_s = None
         if self._next_k is None:
             self._next_k = self._start(now_s, max_age_s)
             if self._next_k is None:

@@ -26,6 +26,8 @@ T = TypeVar('T')
 #: grasp_monitor/events: reliable and transient local, so a late subscriber gets the trial.
 EVENTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: grasp_monitor/verdicts: one per sample, none lost while the simulator waits for them.
+VERDICTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 
 
 def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:

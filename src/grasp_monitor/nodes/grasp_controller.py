@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
+from grasp_monitor.core.command_hold import CommandHold
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
@@ -70,8 +70,7 @@ class GraspControllerNode(Node):
         self._published_phase = ''
         self.runner = runner
         self.period_s = 1.0 / p['rate']
-        self._next_s = -math.inf
-        self._last_s = math.inf
+        self.hold = CommandHold(self.script.command, p['rate'])
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(Trigger, '~/start', self._on_start)
         if runner is None:
@@ -92,6 +91,7 @@ class GraspControllerNode(Node):
 
     def _start(self) -> None:
         self.start_s = self._now_s()
+        self.hold.restart(self.start_s)
 
     def _on_start(self, request: Trigger.Request, response: Trigger.Response):
         self._start()
@@ -118,18 +118,14 @@ class GraspControllerNode(Node):
 
     def _control(self, sim: Simulator) -> None:
         """Set the command due at this tick: at the first tick at or after each ``k / rate``."""
-        now_s = sim.time_s
-        if now_s < self._last_s:  # the first tick, or time went back: a reset
-            self._next_s = now_s
-        self._last_s = now_s
-        if self.start_s is None or now_s < self._next_s - 0.5 * sim.timestep_s:
+        if self.start_s is None:
             return
-        if now_s < self.start_s:
-            self.start_s = now_s
-        sim.set_command(self.script.command(now_s - self.start_s))
-        self._next_s = (math.floor(now_s / self.period_s + 1e-6) + 1) * self.period_s
-        if self.phase != self._published_phase:
-            self._publish_diagnostics()
+        command = self.hold.due(sim.time_s)
+        self.start_s = self.hold.start_s  # earlier after a reset
+        if command is not None:
+            sim.set_command(command)
+            if self.phase != self._published_phase:
+                self._publish_diagnostics()
 
     def destroy_node(self) -> None:
         """Leave the simulator's ticks before the node goes."""

@@ -64,6 +64,7 @@ class GraspMetricsNode(Node):
         self.inputs = (p['object'], *p['pads'], *(f'tactile/{pad}' for pad in p['pads']))
         self.grid = StampGrid(len(self.inputs), 1.0 / p['rate'], InputsConfig.time_back_s)
         self.refused: Counter[str] = Counter()
+        self.samples = 0
         group = MutuallyExclusiveCallbackGroup()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.energy_pub = self.create_publisher(Float64, 'grasp_metrics/energy', 10)
@@ -117,6 +118,7 @@ class GraspMetricsNode(Node):
 
     def _sample(self) -> None:
         for point in self.grid.due():
+            self.samples += 1
             obj, left, right, left_cloud, right_cloud = point.values
             try:
                 self._publish(*self.metrics.add(
@@ -141,7 +143,8 @@ class GraspMetricsNode(Node):
             f'{self.get_fully_qualified_name()}: energy', level,
             {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
              'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j}
-            | {'dropped_samples': self.grid.dropped, 'old_timeline_inputs': self.grid.ignored}
+            | {'samples': self.samples, 'dropped_samples': self.grid.dropped,
+               'old_timeline_inputs': self.grid.ignored}
             | refusal_counts(self.refused, 'refused_inputs'))]
         report = self.metrics.report
         if report is not None:

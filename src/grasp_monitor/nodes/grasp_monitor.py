@@ -13,7 +13,7 @@ from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
 from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos,
+    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, VERDICTS_QOS,
 )
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
@@ -31,6 +31,9 @@ EVENT_LEVELS = {'contact_timeout': 'WARN', 'slip_out': 'WARN', 'grasp_timeout': 
 INTERFACES = (
     publishes('grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
               'one per event: name = event, values = time, trial, step, details'),
+    publishes('grasp_monitor/verdicts', 'diagnostic_msgs/msg/DiagnosticArray', 'verdicts',
+              'one per sample, stamped with it: message = CONTINUE, ACTIVATE or STOP, '
+              'next_s = the next sample; a lockstep simulator waits for it'),
     diagnostics('monitor status: stale or fresh input, pad forces'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
     subscribes('ground_truth/<object>', 'nav_msgs/msg/Odometry', 'sensor',
@@ -79,6 +82,9 @@ class GraspMonitorNode(Node):
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.events_pub = self.create_publisher(DiagnosticStatus, 'grasp_monitor/events',
                                                 EVENTS_QOS)
+        self.verdict_pub = self.create_publisher(DiagnosticArray, 'grasp_monitor/verdicts',
+                                                 VERDICTS_QOS)
+        self.period_s = 1.0 / p['rate']
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         for pad in p['pads']:
             self.create_subscription(PointCloud2, f'tactile/{pad}',
@@ -141,6 +147,9 @@ class GraspMonitorNode(Node):
         for sample in self.inputs.due(now_s):
             update = self.monitor.update(sample)
             self._emit(update.records)
+            self.verdict_pub.publish(conversions.verdict_to_msg(
+                sample.time_s, update.command.value, sample.time_s + self.period_s,
+                self.get_name()))
             if update.command is Command.ACTIVATE and 'start' in self.force_clients:
                 self.force_clients['start'].call_async(Trigger.Request())
             elif update.command is Command.STOP and 'stop' in self.force_clients:

@@ -17,6 +17,7 @@ KINDS = ('publishes', 'subscribes', 'service', 'calls')
 QOS = {
     'sensor': 'reliable (best effort with `qos.best_effort`), volatile, depth `qos.depth`',
     'events': 'reliable, transient local, depth 100',
+    'verdicts': 'reliable, volatile, depth 100',
     'offered': "each topic's publishers' reliability and durability",
     'default': 'reliable, volatile, depth 10',
     'service': 'services default',

@@ -9,7 +9,7 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.events import ExternalForceTest
-from grasp_monitor.nodes.common import accept_servo_command, sensor_qos
+from grasp_monitor.nodes.common import accept_servo_command, sensor_qos, VERDICTS_QOS
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
@@ -39,6 +39,10 @@ INTERFACES = (
     subscribes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
                'a row per joint: position, velocity, feedforward_torque, kp_scale, '
                'kd_scale, maximum_torque'),
+    subscribes('<monitor>/verdicts', 'diagnostic_msgs/msg/DiagnosticArray', 'verdicts',
+               "the monitor's verdict on each sample: starts and stops the force test at "
+               'its stamp; in lockstep a tick waits for the verdict due before it',
+               when='monitor'),
     service('~/reset', 'std_srvs/srv/Trigger', 'back to the start, servos stopped'),
     service('~/pause', 'std_srvs/srv/SetBool', 'pause (true) or resume (false)'),
     service('~/external_force/start', 'std_srvs/srv/Trigger',
@@ -82,6 +86,7 @@ class MujocoSimNode(Node):
                                 on_tick=self._publish,
                                 gate=self._inputs_in if p['lockstep'] else None)
         self.lockstep = p['lockstep']
+        self.verdicts_topic = f'{p["monitor"]}/verdicts' if p['monitor'] else ''
         self.host_controller = p['controller']
         # Lockstep: the stamp of the latest servo_commands, and whether a peer answers.
         self._answered = threading.Condition()
@@ -89,6 +94,10 @@ class MujocoSimNode(Node):
         self._peer = False
         self._tolerance_s = 0.5 * self.sim.timestep_s
         self.lockstep_resends = 0
+        # The monitor's verdicts: the next sample it owes (s), whether it is a peer.
+        self._verdict_due_s = math.inf
+        self._monitor = False
+        self.late_verdicts = 0
         self.tactile = p['tactile'] and bool(scene.pads)
         tick_rate_hz = 1.0 / (self.runner.steps_per_tick * self.sim.timestep_s)
         self.clock_every = max(1, round(tick_rate_hz / p['clock_rate'])) if p['clock_rate'] else 1
@@ -103,12 +112,15 @@ class MujocoSimNode(Node):
         self.create_subscription(JointState, 'servo_commands', self._on_command, qos)
         self.create_subscription(Float64MultiArray, 'servo_commands/full',
                                  self._on_full_command, qos)
+        if self.verdicts_topic:
+            self.create_subscription(DiagnosticArray, self.verdicts_topic,
+                                     self._on_verdict, VERDICTS_QOS)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(SetBool, '~/pause', self._on_pause)
         self.create_service(Trigger, '~/external_force/start',
-                            lambda q, r: self._force(True, q, r))
+                            lambda q, r: self._on_force(True, q, r))
         self.create_service(Trigger, '~/external_force/stop',
-                            lambda q, r: self._force(False, q, r))
+                            lambda q, r: self._on_force(False, q, r))
         self.create_timer(1.0, self._publish_diagnostics)
         self.thread = threading.Thread(target=self._run, daemon=True)
         if start:
@@ -145,33 +157,71 @@ class MujocoSimNode(Node):
                 self._peer = True
             self._answered.notify_all()
 
+    def _on_verdict(self, msg: DiagnosticArray) -> None:
+        """Start or stop the force test at the verdict's sample; note the next one due."""
+        verdict = conversions.verdict_from_msg(msg)
+        if verdict is None:
+            return
+        stamp_s, command, next_s = verdict
+        with self._answered:
+            now_s = self.sim.time_s
+            if not 0.0 < stamp_s <= now_s + self._tolerance_s:
+                return  # from before a reset
+            if command in ('ACTIVATE', 'STOP'):
+                if now_s > stamp_s + self._tolerance_s:
+                    self.late_verdicts += 1
+                    self.get_logger().warning(
+                        f'{command} for {stamp_s:.4f} s applied late, at {now_s:.4f} s')
+                self._force(command == 'ACTIVATE')
+            if self.lockstep:
+                self._monitor = True
+            self._verdict_due_s = next_s
+            self._answered.notify_all()
+
+    def _waiting_for(self, now_s: float) -> str:
+        """Return what the tick at ``now_s`` still waits for ('' when its inputs are in)."""
+        if self._peer and abs(self._answer_s - now_s) > self._tolerance_s:
+            return 'servo_commands'
+        if self._monitor and now_s >= self._verdict_due_s - self._tolerance_s:
+            return 'verdicts'
+        return ''
+
     def _inputs_in(self) -> bool:
-        """Lockstep gate: wait until the tick's command is in from the lockstep peer.
+        """Lockstep gate: wait until the tick's inputs are in from its peers.
 
         A controller joins by answering a /clock with a servo_commands message stamped
-        with that clock's time; from then on each tick waits for its answer. While it is
-        missing the clock is sent again every 50 ms; a peer that leaves the graph or
+        with that clock's time; from then on each tick waits for its answer (the clock is
+        sent again every 50 ms while it is missing). The monitor joins with its first
+        verdict; a tick at or after the sample it owes next waits for that verdict, so a
+        grasp starts the force test at its own sample. A peer that leaves the graph or
         stays silent ``LOCKSTEP_PATIENCE_S`` of wall time is dropped (and may join again).
         """
-        if not self._peer:
+        if not (self._peer or self._monitor):
             return True
         waited_s = 0.0
         with self._answered:
-            while self._peer and not self.runner.pacer.stopped and not self.runner.paused:
+            while not self.runner.pacer.stopped and not self.runner.paused:
                 now_s = self.sim.time_s
-                if abs(self._answer_s - now_s) <= self._tolerance_s:
+                missing = self._waiting_for(now_s)
+                if not missing:
                     return True
                 if not self._answered.wait(0.05):
                     waited_s += 0.05
                     self.lockstep_resends += 1
-                    gone = not self.count_publishers(self.resolve_topic_name('servo_commands'))
+                    topic = {'servo_commands': 'servo_commands',
+                             'verdicts': self.verdicts_topic}[missing]
+                    gone = not self.count_publishers(self.resolve_topic_name(topic))
                     if gone or waited_s >= LOCKSTEP_PATIENCE_S:
-                        self._peer = False
+                        if missing == 'verdicts':
+                            self._monitor = False
+                        else:
+                            self._peer = False
                         self.get_logger().warning(
-                            f'lockstep: no servo_commands stamped {now_s:.4f} s after '
-                            f'{waited_s:.1f} s; running free until a peer answers again')
-                        return True
-                    self.clock_pub.publish(conversions.clock_to_msg(now_s))
+                            f'lockstep: no {missing} for {now_s:.4f} s after '
+                            f'{waited_s:.1f} s; not waiting for them until they come again')
+                        continue
+                    if missing == 'servo_commands':
+                        self.clock_pub.publish(conversions.clock_to_msg(now_s))
         return False
 
     def _on_full_command(self, msg: Float64MultiArray) -> None:
@@ -182,6 +232,8 @@ class MujocoSimNode(Node):
         self.runner.reset()
         with self._answered:
             self._answer_s = -math.inf
+            self._monitor = False  # joins again with its first verdict of the new timeline
+            self._verdict_due_s = math.inf
         response.success, response.message = True, f'reset {self.sim.scene.name}'
         return response
 
@@ -191,14 +243,20 @@ class MujocoSimNode(Node):
         response.message = 'paused' if request.data else 'running'
         return response
 
-    def _force(self, start: bool, request: Trigger.Request, response: Trigger.Response):
+    def _force(self, start: bool) -> str:
+        """Start or stop the force test; a start while it pulls keeps it.
+
+        The monitor's verdict and its service call both ask for one start.
+        """
         with self.runner.lock:
-            if start:
+            if start and not self.sim.force_test_active:
                 self.sim.start_force_test(self.force_test, self.force_body)
-            else:
+            elif not start:
                 self.sim.stop_force_test()
-        response.success = True
-        response.message = f'pulling {self.force_body}' if start else 'released'
+        return f'pulling {self.force_body}' if start else 'released'
+
+    def _on_force(self, start: bool, request: Trigger.Request, response: Trigger.Response):
+        response.success, response.message = True, self._force(start)
         return response
 
     def _publish_diagnostics(self) -> None:
@@ -206,6 +264,7 @@ class MujocoSimNode(Node):
             level, message, values = self.sim.status()
         values.update({'ticks': self.runner.ticks, 'paused': self.runner.paused,
                        'lockstep': self.lockstep, 'lockstep_peer': self._peer,
+                       'lockstep_monitor': self._monitor, 'late_verdicts': self.late_verdicts,
                        'lockstep_resends': self.lockstep_resends,
                        'refused_commands': sum(self.refused.values())})
         values.update({f'refused.{k}': v for k, v in self.refused.items()})

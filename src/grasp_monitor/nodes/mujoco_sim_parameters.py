@@ -42,6 +42,9 @@ PARAMETERS = COMMON + (
     ParamSpec('force_test.redraw_steps', 100, 'Random profile: steps between directions.',
               1, 1000000, read_only=True),
     ParamSpec('force_test.seed', 0, 'Random profile: seed.', 0, 2**31 - 1, read_only=True),
+    ParamSpec('monitor', 'grasp_monitor', 'The grasp monitor whose verdict on each sample '
+              '(<monitor>/verdicts) starts and stops the force test at that sample; in '
+              'lockstep a tick waits for the verdict it is due ("" = none).', read_only=True),
     ParamSpec('force_test.body', '', 'Body pulled by the test ("" = first object).',
               read_only=True),
     ParamSpec('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',

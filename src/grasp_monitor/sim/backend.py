@@ -259,6 +259,18 @@ class Simulator:
         mujoco.mj_setState(self.model, self.data, state, _STATE)
         self.diverged = False
 
+    def checkpoint(self) -> tuple:
+        """Return what ``rollback`` needs to return here: the state and the force test."""
+        return (self.save_state(), self._force_test, self._external_force_body,
+                self.data.xfrc_applied.copy(), self.diverged)
+
+    def rollback(self, checkpoint: tuple) -> None:
+        """Go back to a ``checkpoint``: MuJoCo's state and the force test as they were."""
+        state, self._force_test, self._external_force_body, forces, diverged = checkpoint
+        self.restore_state(state)
+        self.data.xfrc_applied[:] = forces
+        self.diverged = diverged
+
     def check(self) -> None:
         """Raise SimulationError if the simulation diverged."""
         if self.diverged:

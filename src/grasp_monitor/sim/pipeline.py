@@ -18,9 +18,11 @@ block buffer; everything else is computed per block of steps, vectorised:
   reaches ``contact_force_n``, as the monitor node reads tactile clouds), the
   object's speed and the pads' distances from the base.
 
-A grasp (ACTIVATE) starts the external force test at the end of the block in
-which the monitor saw it, so at most ``block_s`` after the grasp's sample;
-the event that stops the trial stops the force test. Steps report the state
+A command of the monitor (ACTIVATE on a grasp, STOP) acts at its own sample,
+as the lockstep graph does: a block in which the monitor commanded before its
+last sample is stepped again from its start up to that sample (MuJoCo steps
+deterministically, and the block's evaluation is undone), the command applied
+there, and the rest of the block stepped after it. Steps report the state
 they started from (MuJoCo computes sensors before it integrates), stamped
 with the time after the step as the ROS graph stamps them; the energy metric
 keeps the benchmark's stamps (the state's own time).
@@ -28,6 +30,7 @@ keeps the benchmark's stamps (the state's own time).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 import logging
@@ -69,8 +72,10 @@ class PipelineConfig:
     """How the offline pipeline runs.
 
     Attributes:
-        control_rate_hz: how often the drive and the force test are applied
-            and the monitor takes a sample, Hz.
+        control_rate_hz: how often the drive and the force test are applied, Hz
+            (the simulator node's ticks: ``publish_rate``).
+        sample_rate_hz: how often the monitor takes a sample, Hz (0: every control
+            tick); a whole number of control ticks.
         block_s: simulated time between two evaluations of tactile, energy
             and monitors, s (rounded to whole control ticks); also the longest
             delay between a monitor sample and the force test's start or stop.
@@ -87,6 +92,7 @@ class PipelineConfig:
     """
 
     control_rate_hz: float = 100.0
+    sample_rate_hz: float = 0.0
     block_s: float = 0.5
     contact_slots: int = 16
     force_test: ExternalForceTest | None = ExternalForceTest()
@@ -98,6 +104,10 @@ class PipelineConfig:
         if not (math.isfinite(self.control_rate_hz) and 0 < self.control_rate_hz <= 10000):
             raise ConfigError(
                 f'control_rate_hz must be in (0, 10000], got {self.control_rate_hz}')
+        if not (math.isfinite(self.sample_rate_hz) and 0 <= self.sample_rate_hz
+                <= self.control_rate_hz):
+            raise ConfigError(f'sample_rate_hz must be in [0, control_rate_hz='
+                              f'{self.control_rate_hz}], got {self.sample_rate_hz}')
         if not (math.isfinite(self.block_s) and self.block_s > 0):
             raise ConfigError(f'block_s must be finite and > 0, got {self.block_s}')
         if not 1 <= self.contact_slots <= 1024:
@@ -223,6 +233,13 @@ class OfflinePipeline:
         model = self.sim.model
         dt = self.sim.timestep_s
         self.steps_per_tick = max(1, round(1.0 / (self.config.control_rate_hz * dt)))
+        rate = self.config.sample_rate_hz or self.config.control_rate_hz
+        self.steps_per_monitor_sample = max(1, round(1.0 / (rate * dt)))
+        if self.steps_per_monitor_sample % self.steps_per_tick:
+            raise ConfigError(f'the monitor samples every {self.steps_per_monitor_sample} '
+                              f'steps, not a whole number of control ticks of '
+                              f'{self.steps_per_tick} steps: make sample_rate_hz divide '
+                              f'control_rate_hz ({self.config.control_rate_hz} Hz)')
         self.ticks_per_block = max(1, round(self.config.block_s / (self.steps_per_tick * dt)))
         self.block_steps = self.steps_per_tick * self.ticks_per_block
         objects = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
@@ -231,9 +248,9 @@ class OfflinePipeline:
             scene.objects, model.body_mass[objects], model.body_inertia[objects],
             gripper_names=scene.pads, dt_s=dt))
         compile_block_scoring()  # here, not in the first block
-        tick_s = self.steps_per_tick * dt
+        sample_s = self.steps_per_monitor_sample * dt
         self.monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
-            sensor_period_s=tick_s, robot_bodies=tuple(spec.name for spec in specs)))
+            sensor_period_s=sample_s, robot_bodies=tuple(spec.name for spec in specs)))
         # Where each sensor's values sit in sensordata.
         slots = self.config.contact_slots
         # Ours come after any sensor of the scene's own and before the frame sensors.
@@ -276,6 +293,7 @@ class OfflinePipeline:
         self.contact_overflows = 0
         self.steps = 0
         self._grasped = False
+        self._command_step: int | None = None
 
     def run(self, duration_s: float, real_time_factor: float = 0.0) -> PipelineResult:
         """Simulate ``duration_s`` of simulated time (whole control ticks) and report.
@@ -315,6 +333,9 @@ class OfflinePipeline:
     def step_block(self, count: int) -> None:
         """Step ``count`` physics steps (whole ticks, at most ``block_steps``), then evaluate.
 
+        A monitor command before the block's last sample sends the block back to its
+        start, to be stepped to that sample, commanded, then stepped on (module docstring).
+
         Raises:
             ConfigError: ``count`` out of range or not whole ticks.
         """
@@ -322,8 +343,37 @@ class OfflinePipeline:
         if not (0 < count <= self.block_steps and count % per_tick == 0):
             raise ConfigError(f'count must be whole ticks of {per_tick} steps, at most '
                               f'{self.block_steps}, got {count}')
+        saved = self._checkpoint() if count > per_tick else None
+        self._command_step = None
+        first_step = self.steps
+        self._step_and_evaluate(count, stop_at_command=saved is not None)
+        if self._command_step is None or self._command_step >= first_step + count:
+            return
+        # The monitor commanded at a sample inside the block: step again up to it.
+        head = self._command_step - first_step
+        self._rollback(saved)
+        self._step_and_evaluate(head, stop_at_command=False)
+        self.step_block(count - head)
+
+    def _checkpoint(self) -> tuple:
+        """Return everything a block changes, to step it again."""
+        return (self.sim.checkpoint(), copy.deepcopy((
+            self.monitor, self.tracker, self.metrics, self.report, self._grasped,
+            self.peak_contact_force_n, self.contact_overflows, self.steps,
+            self.values, self.block_time_s)), len(self.events))
+
+    def _rollback(self, saved: tuple) -> None:
+        sim_state, state, events = saved
+        self.sim.rollback(sim_state)
+        (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
+         self.peak_contact_force_n, self.contact_overflows, self.steps,
+         self.values, self.block_time_s) = copy.deepcopy(state)
+        del self.events[events:]
+
+    def _step_and_evaluate(self, count: int, stop_at_command: bool) -> None:
         sim = self.sim
         model, data = sim.model, sim.data
+        per_tick = self.steps_per_tick
         rows, sensordata = self._rows, memoryview(data.sensordata)
         step, apply_control = mujoco.mj_step, sim.apply_control
         first_time_s = sim.time_s
@@ -344,7 +394,7 @@ class OfflinePipeline:
             return
         self.steps += count
         self.block_time_s = state_time_s + dt
-        self._evaluate(record, state_time_s)
+        self._evaluate(record, state_time_s, stop_at_command)
 
     def contact_inputs(self, record: np.ndarray) -> tuple[Any, ...]:
         """Return the ``PadGroup.compute_block`` arguments of every pad from recorded rows.
@@ -390,15 +440,22 @@ class OfflinePipeline:
         return (counts, sample, touching[3:6].T, frames.transpose(2, 0, 1), touching[0:3].T,
                 position, quaternion)
 
-    def _evaluate(self, record: np.ndarray, state_time_s: np.ndarray) -> None:
-        """Tactile, energy and monitor samples of one block of recorded rows."""
+    def _evaluate(self, record: np.ndarray, state_time_s: np.ndarray,
+                  stop_at_command: bool = False) -> None:
+        """Tactile, energy and monitor samples of one block of recorded rows.
+
+        With ``stop_at_command``, a command of the monitor before the block's last sample
+        ends the evaluation there (the block is to be stepped again): ``_command_step``
+        says after which step it came.
+        """
         self.values = self.tactile.compute_block(*self.contact_inputs(record))
         first_step = self.steps - record.shape[0]  # steps before the block
         events_before = len(self.events)
         self.tracker.update_block(
             state_time_s, *split_frame_sensors(record[:, self._frame_columns], self._objects))
-        # One monitor sample per control tick: the tick's last step.
-        ticks = np.arange(self.steps_per_tick - 1, record.shape[0], self.steps_per_tick)
+        # One monitor sample every steps_per_monitor_sample steps of the run.
+        ticks = np.flatnonzero(
+            (first_step + np.arange(1, record.shape[0] + 1)) % self.steps_per_monitor_sample == 0)
         every = np.stack([_norm(pad.value_sum) for pad in self.arrays.pads], axis=1)
         np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
         totals = every[ticks]
@@ -410,12 +467,15 @@ class OfflinePipeline:
         distance = np.sqrt(np.einsum('tpi,tpi->tp', offset, offset))
         stamps = state_time_s[ticks] + self.sim.timestep_s
         update = self.monitor.update
-        for sample in GraspSample.trusted_series(
-                stamps, totals >= self.config.contact_force_n, speed, distance):
+        for index, sample in enumerate(GraspSample.trusted_series(
+                stamps, totals >= self.config.contact_force_n, speed, distance)):
             result = update(sample)
             if result.records:
                 self.events.extend(result.records)
-            if result.command is not Command.CONTINUE:
+            if self._acts(result.command):
+                self._command_step = first_step + int(ticks[index]) + 1
+                if stop_at_command and ticks[index] < record.shape[0] - 1:
+                    return
                 self._react(result.command)
         if self.metrics is not None:
             self._measure(record, state_time_s, first_step, self.events[events_before:])
@@ -475,6 +535,12 @@ class OfflinePipeline:
         if records and self.sim.force_test_active:
             self.sim.stop_force_test()
         return records
+
+    def _acts(self, command: Command) -> bool:
+        """Whether ``command`` changes the physics: starts or stops the force test."""
+        if command is Command.ACTIVATE:
+            return self.config.force_test is not None and not self._grasped
+        return command is Command.STOP and self.sim.force_test_active
 
     def _react(self, command: Command) -> None:
         """Start the force test on a grasp, stop it when the trial stops."""
