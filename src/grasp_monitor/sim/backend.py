@@ -10,11 +10,13 @@ term), so stepping needs no Python per physics step and can use ``nstep``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.events import ExternalForceTest
+from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
@@ -103,6 +105,7 @@ class Simulator:
         model.actuator_forcelimited[self._actuator_ids] = 1
         model.actuator_ctrllimited[self._actuator_ids] = 0
         self._velocity_buffer = np.zeros(6)
+        self._frames()
         self._applied: ServoCommand | None = None
         self._applied_key = b''
         self._gains: tuple[np.ndarray, np.ndarray, np.ndarray] = ()
@@ -331,6 +334,42 @@ class Simulator:
         return BodyArrays(
             self.tracked_bodies, self.data.xpos[ids].copy(), self.data.xquat[ids].copy(),
             linear, angular, self.time_s)
+
+    def _frames(self) -> None:
+        """Split MuJoCo's body tree into moving bodies (/tf) and fixed ones (/tf_static).
+
+        A body moves in its parent when it has a joint or is a mocap body; a
+        jointless body is welded to its parent, at the model's constant pose.
+        """
+        model = self.model
+        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, i) or f'body_{i}'
+                 for i in range(model.nbody)]
+        names[0] = WORLD
+        self.frame_names = tuple(names)
+        moving = (model.body_jntnum > 0) | (model.body_mocapid >= 0)
+        moving[0] = False
+        self._moving = np.flatnonzero(moving)
+        self._moving_parents = model.body_parentid[self._moving].copy()
+        fixed = np.flatnonzero(~moving)[1:]
+        self._static_frames = FrameTransforms(
+            [names[i] for i in model.body_parentid[fixed]], [names[i] for i in fixed],
+            model.body_pos[fixed], model.body_quat[fixed], 0.0)
+        self._moving_names = (tuple(names[i] for i in self._moving_parents),
+                              tuple(names[i] for i in self._moving))
+
+    def static_frame_transforms(self) -> FrameTransforms:
+        """Poses of the welded (jointless) bodies in their parents (constant), stamped now."""
+        return dataclasses.replace(self._static_frames, time_s=self.time_s)
+
+    def frame_transforms(self) -> FrameTransforms:
+        """Poses of the moving bodies (joints, mocap) in their parents, stamped now.
+
+        From the same state as ``body_arrays`` (the one the last step started from).
+        """
+        data = self.data
+        translation, quaternion = relative_poses(
+            data.xpos, data.xquat, data.xmat, self._moving, self._moving_parents)
+        return FrameTransforms(*self._moving_names, translation, quaternion, self.time_s)
 
     def body_mass_kg(self, body: str) -> float:
         """Mass of one body, kg."""
