@@ -87,6 +87,9 @@ class MujocoSimNode(Node):
             p['force_test.angular_frequency'], p['force_test.offset'],
             redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])
         self.force_body = p['force_test.body'] or scene.objects[0]
+        if p['force_test.start_time'] > 0.0:
+            self.sim.schedule_force_test(self.force_test, self.force_body,
+                                         p['force_test.start_time'])
         self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor']),
                                 on_tick=self._publish,
                                 gate=self._inputs_in if p['lockstep'] else None)

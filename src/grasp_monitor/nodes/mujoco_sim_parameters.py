@@ -42,6 +42,9 @@ PARAMETERS = COMMON + (
     ParamSpec('force_test.redraw_steps', 100, 'Random profile: steps between directions.',
               1, 1000000, read_only=True),
     ParamSpec('force_test.seed', 0, 'Random profile: seed.', 0, 2**31 - 1, read_only=True),
+    ParamSpec('force_test.start_time', 0.0, 'Also start the force test by itself at this '
+              'simulated time after every reset, s (0 = only on ~/external_force/start).',
+              0.0, 3600.0, read_only=True),
     ParamSpec('force_test.body', '', 'Body pulled by the test ("" = first object).',
               read_only=True),
     ParamSpec('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',

@@ -111,6 +111,8 @@ class Simulator:
         self._gains: tuple[np.ndarray, np.ndarray, np.ndarray] = ()
         self._external_force_body = -1
         self._force_test: tuple[ExternalForceTest, str, float, float] | None = None
+        self._force_schedule: tuple[ExternalForceTest, str, float] | None = None
+        self._force_scheduled = False  # the scheduled test started since the reset
         self.diverged = False
         self.reset()
 
@@ -133,6 +135,7 @@ class Simulator:
             mujoco.mj_resetData(self.model, self.data)
         self.servos.reset()
         self._force_test = None
+        self._force_scheduled = False
         self.clear_external_force()
         self._applied = None
         self._applied_key = b''
@@ -181,6 +184,11 @@ class Simulator:
             self._apply(self.drive(self.time_s))
         else:
             self._apply(self.servos.active_command(self.time_s))
+        schedule = self._force_schedule
+        if schedule is not None and not self._force_scheduled \
+                and self.time_s >= schedule[2] - 0.5 * self.timestep_s:
+            self._force_scheduled = True
+            self.start_force_test(schedule[0], schedule[1])
         if self._force_test is not None:
             test, body, mass_kg, start_s = self._force_test
             since_s = self.time_s - start_s
@@ -285,6 +293,18 @@ class Simulator:
         """Pull on ``body`` (default: the first object) with ``test``'s force from now on."""
         body = body or self.scene.objects[0]
         self._force_test = (test, body, self.body_mass_kg(body), self.time_s)
+
+    def schedule_force_test(self, test: ExternalForceTest, body: str = '',
+                            start_s: float = 0.0) -> None:
+        """Start ``test`` on ``body`` by itself at simulated time ``start_s`` (s), after every reset.
+
+        The control tick whose time reaches ``start_s`` starts it, whoever steps
+        (the node's runner or the offline pipeline), so both fling at the same tick.
+        """
+        body = body or self.scene.objects[0]
+        self.body_mass_kg(body)  # a known body
+        self._force_schedule = (test, body, float(start_s))
+        self._force_scheduled = False
 
     def stop_force_test(self) -> None:
         """End the external force test and remove its force."""
