@@ -16,13 +16,13 @@ IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
 
 def batch(time_s, *edges):
-    """FrameTransforms from (parent, child, translation, quaternion) tuples."""
+    """Return FrameTransforms from (parent, child, translation, quaternion) tuples."""
     parents, children, translation, quaternion = zip(*edges)
     return FrameTransforms(parents, children, translation, quaternion, time_s)
 
 
 def hand_tree():
-    """world -> base (static, 1 m up) -> palm (turned a quarter about z) -> finger."""
+    """Return world -> base (static, 1 m up) -> palm (a quarter turn about z) -> finger."""
     tree = FrameTree()
     tree.update(batch(0.0, ('world', 'base', (0.0, 0.0, 1.0), IDENTITY)), static=True)
     tree.update(batch(0.5, ('base', 'palm', (0.1, 0.0, 0.0), QUARTER_Z),

@@ -11,8 +11,8 @@ from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.servo import COMMAND_FIELDS
 from grasp_monitor.nodes.common import TF_QOS, TF_STATIC_LISTENER_QOS
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
-import numpy as np
 from nav_msgs.msg import Odometry
+import numpy as np
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState

@@ -246,7 +246,7 @@ class StampGrid:
 
 
 class MonitorInputs:
-    """Buffers the tactile, object, joint and distance readings; builds GraspSamples on the grid."""
+    """Buffers tactile, object, joint and distance readings; builds GraspSamples on the grid."""
 
     def __init__(self, config: InputsConfig) -> None:
         self.config = config

@@ -31,8 +31,8 @@ PARAMETERS = COMMON + (
               read_only=True),
     ParamSpec('slip_out', 1.0, 'Contact lost this long stops the trial, s.', 1e-3, 3600.0,
               read_only=True),
-    ParamSpec('base_frame', '', 'Frame on /tf the pads\' distances are measured from, for '
-              'flying_apart (each pad\'s frame is named as the pad; the simulator\'s: '
+    ParamSpec('base_frame', '', "Frame on /tf the pads' distances are measured from, for "
+              "flying_apart (each pad's frame is named as the pad; the simulator's: "
               'base); "" = none: no /tf, flying_apart never fires (hardware).',
               read_only=True),
     ParamSpec('max_distance', 2.0, 'A pad farther than this from base_frame stops the trial '

@@ -296,7 +296,7 @@ class Simulator:
 
     def schedule_force_test(self, test: ExternalForceTest, body: str = '',
                             start_s: float = 0.0) -> None:
-        """Start ``test`` on ``body`` by itself at simulated time ``start_s`` (s), after every reset.
+        """Start ``test`` on ``body`` by itself at simulated time ``start_s``, s, after each reset.
 
         The control tick whose time reaches ``start_s`` starts it, whoever steps
         (the node's runner or the offline pipeline), so both fling at the same tick.
