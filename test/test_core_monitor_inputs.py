@@ -53,6 +53,21 @@ def test_contact_threshold_and_scalar_forces():
     assert inputs.pad_forces_n().tolist() == pytest.approx([1.0, 2.2])
 
 
+def test_the_pads_distances_from_the_base_join_the_grid_and_the_samples():
+    inputs = fresh_inputs(use_distances=True, period_s=0.5)
+    assert inputs.due() == []  # every input is needed on the grid: the distances too
+    inputs.update_distances([0.1, 0.4], 1.0)
+    (sample,) = inputs.due()
+    assert sample.time_s == 1.0 and sample.distances_from_base_m.tolist() == [0.1, 0.4]
+    assert sample.farthest_from_base_m == 0.4
+    # without them (hardware), samples carry none and distances are not taken
+    inputs = fresh_inputs(period_s=0.5)
+    inputs.update_distances([0.1, 0.4], 1.0)
+    assert inputs.due()[0].distances_from_base_m.size == 0
+    with pytest.raises(ConfigError, match=r"1 distances for pads \['left', 'right'\]"):
+        fresh_inputs(use_distances=True).update_distances([0.1], 1.0)
+
+
 def test_bad_configurations_and_unknown_pads_are_refused():
     with pytest.raises(ConfigError, match='pads must name at least one tactile pad'):
         InputsConfig(())

@@ -26,6 +26,7 @@ def start(ros, name, tmp_path, best_effort):
     overrides = {'qos.best_effort': best_effort}
     if name == 'grasp_monitor':
         overrides['event_log'] = str(tmp_path / 'events.jsonl')
+        overrides['base_frame'] = 'base'  # its /tf subscriptions too
     if name == 'recorder':
         overrides['path'] = str(tmp_path / 'recording.mcap')
     if name == 'replay':  # a recording of one topic and no clock: replay makes /clock
@@ -77,9 +78,11 @@ def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, 
     reliability = {'sensor': ReliabilityPolicy.BEST_EFFORT if best_effort
                    else ReliabilityPolicy.RELIABLE,
                    'events': ReliabilityPolicy.RELIABLE, 'default': ReliabilityPolicy.RELIABLE,
-                   'verdicts': ReliabilityPolicy.RELIABLE}
+                   'verdicts': ReliabilityPolicy.RELIABLE,
+                   'tf': ReliabilityPolicy.RELIABLE, 'tf_static': ReliabilityPolicy.RELIABLE}
     durability = {'sensor': DurabilityPolicy.VOLATILE, 'default': DurabilityPolicy.VOLATILE,
-                  'events': DurabilityPolicy.TRANSIENT_LOCAL,
+                  'events': DurabilityPolicy.TRANSIENT_LOCAL, 'tf': DurabilityPolicy.VOLATILE,
+                  'tf_static': DurabilityPolicy.TRANSIENT_LOCAL,
                   'verdicts': DurabilityPolicy.VOLATILE}
     for endpoint in found():
         kind, topic = endpoint[:2]

@@ -1,18 +1,24 @@
-"""The mujoco_sim node over real rclpy and DDS: commands, refusals, services, clock pacing."""
+"""The mujoco_sim node over real rclpy and DDS: commands, refusals, services, clock, /tf."""
 
 import math
 import time
 
 from conftest import wait_for
 from diagnostic_msgs.msg import DiagnosticArray
+from grasp_monitor import conversions
+from grasp_monitor.core.frames import FrameTree
+from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.servo import COMMAND_FIELDS
+from grasp_monitor.nodes.common import TF_QOS, TF_STATIC_LISTENER_QOS
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
+from nav_msgs.msg import Odometry
 import numpy as np
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
+from tf2_msgs.msg import TFMessage
 
 PUBLISH_RATE_HZ = 100.0
 
@@ -244,3 +250,42 @@ def test_external_force_test_pulls_the_object_up_and_stops(ros):
     height_m = next(z for t, z in heights if t > pulled_s + 0.5)
     assert height_m > rest_m + 0.05, (rest_m, height_m)
     assert ros.call(stop, Trigger.Request()).message == 'released'
+
+
+def test_tf_carries_every_moving_body_in_one_tree_rooted_at_world(ros):
+    sim = start_sim(ros)
+    client = ros.client()
+    dynamic, static, truth = [], [], []
+    client.create_subscription(TFMessage, '/tf', dynamic.append, TF_QOS)
+    client.create_subscription(Odometry, 'ground_truth/finger_left', truth.append, 100)
+    # a late listener still gets the static transforms, as from a tf2 static broadcaster
+    assert wait_for(lambda: len(dynamic) >= 3 and truth)
+    client.create_subscription(TFMessage, '/tf_static', static.append, TF_STATIC_LISTENER_QOS)
+    assert wait_for(lambda: static)
+    assert len(static) == 1
+    moving = dynamic[-1].transforms
+    welded = static[0].transforms
+    parent = {t.child_frame_id: t.header.frame_id for t in moving + welded}
+    assert parent == {'table': 'world', 'base': 'world', 'palm': 'base',
+                      'finger_left': 'palm', 'finger_right': 'palm', 'object': 'world'}
+    # every body once, each chain ends at world: one tree
+    assert len(moving) + len(welded) == len(parent) == sim.sim.model.nbody - 1
+    for frame in parent:
+        hops = 0
+        while frame != 'world':
+            frame, hops = parent[frame], hops + 1
+            assert hops <= len(parent)
+    # one stamp per tick, on simulated time: the ground truth's of the same tick
+    (stamp,) = {(t.header.stamp.sec, t.header.stamp.nanosec) for t in moving}
+
+    def same_tick():
+        return [o for o in truth if (o.header.stamp.sec, o.header.stamp.nanosec) == stamp]
+    assert wait_for(same_tick)
+    # composed back, the pad's pose is its world pose of that state
+    tree = FrameTree()
+    tree.update(conversions.frame_transforms_from_msg(static[0]), static=True)
+    tree.update(conversions.frame_transforms_from_msg(dynamic[-1]))
+    position, rotation, _ = tree.pose('finger_left')
+    pad = conversions.body_state_from_odometry(same_tick()[0])
+    np.testing.assert_allclose(position, pad.position_in_world, atol=1e-12)
+    np.testing.assert_allclose(rotation, quat_to_matrix(pad.quaternion_in_world), atol=1e-12)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
+import math
 from typing import Mapping, Sequence
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Point
+from geometry_msgs.msg import Point, TransformStamped
 from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.frames import FrameTransforms
 from grasp_monitor.core.rotations import rotate
 from grasp_monitor.core.servo import COMMAND_FIELDS, ServoCommand, ServoConfig
 from grasp_monitor.core.values import BodyArrays, BodyState, JointStates
@@ -17,6 +19,7 @@ import numpy as np
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, PointCloud2, PointField
 from std_msgs.msg import ColorRGBA, Float64MultiArray
+from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
 
 #: Fields of a tactile cloud, in order: taxel position (m) and force (N), pad frame.
@@ -138,6 +141,53 @@ def odometry_from_body_arrays(bodies: BodyArrays, frame_id: str = 'world') -> li
         twist.angular.x, twist.angular.y, twist.angular.z = w
         messages.append(msg)
     return messages
+
+
+def tf_message(transforms: FrameTransforms) -> TFMessage:
+    """Build a tf2_msgs/TFMessage: one TransformStamped per child frame, all one stamp."""
+    stamp = time_to_msg(transforms.time_s)
+    msg = TFMessage()
+    for parent, child, t, q in zip(transforms.parents, transforms.children,
+                                   transforms.translation.tolist(),
+                                   transforms.quaternion.tolist()):
+        transform = TransformStamped(child_frame_id=child)
+        transform.header.stamp = stamp
+        transform.header.frame_id = parent
+        v, r = transform.transform.translation, transform.transform.rotation
+        v.x, v.y, v.z = t
+        r.w, r.x, r.y, r.z = q
+        msg.transforms.append(transform)
+    return msg
+
+
+def frame_transforms_from_msg(msg: TFMessage) -> FrameTransforms:
+    """Read a tf2_msgs/TFMessage; the batch's stamp is its newest transform's.
+
+    Raises:
+        CommandError: a value is NaN or infinite ('not_finite'), a rotation is not a unit
+            quaternion ('out_of_range'), or a frame id is empty ('wrong_layout').
+    """
+    parents, children, values = [], [], []
+    stamp_s = -math.inf
+    for t in msg.transforms:
+        v, r = t.transform.translation, t.transform.rotation
+        if not t.header.frame_id or not t.child_frame_id:
+            raise CommandError(f'transform {t.header.frame_id!r} -> {t.child_frame_id!r} '
+                               'names no frame', 'wrong_layout')
+        parents.append(t.header.frame_id)
+        children.append(t.child_frame_id)
+        values.append((v.x, v.y, v.z, r.w, r.x, r.y, r.z))
+        stamp_s = max(stamp_s, time_from_msg(t.header.stamp))
+    table = np.array(values, float).reshape(-1, 7)
+    if not np.isfinite(table).all():
+        raise CommandError(f'a transform of {children} holds NaN or inf', 'not_finite')
+    norm = np.linalg.norm(table[:, 3:], axis=1)
+    bad = np.flatnonzero(np.abs(norm - 1.0) > UNIT_QUATERNION_TOLERANCE)
+    if bad.size:
+        raise CommandError(f'rotation of {children[bad[0]]!r}: {table[bad[0], 3:].tolist()} '
+                           '(w x y z) is not a unit quaternion', 'out_of_range')
+    return FrameTransforms(parents, children, table[:, :3], table[:, 3:] / norm[:, None],
+                           stamp_s if table.size else 0.0)
 
 
 def servo_command_to_multiarray(command: ServoCommand) -> Float64MultiArray:

@@ -176,12 +176,18 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     if list(monitor['pads']) != [pad.name for pad in pads]:
         raise ConfigError(f'{config.params_file}: grasp_monitor.pads {monitor["pads"]} must be '
                           f'the tactile pads {[pad.name for pad in pads]} in an offline run')
+    if monitor['base_frame'] and monitor['base_frame'] != scene.base_body:
+        raise ConfigError(f'{config.params_file}: grasp_monitor.base_frame '
+                          f'{monitor["base_frame"]!r} must be the base body of {scene.name}, '
+                          f'{scene.base_body!r}, in an offline run')
     pipeline = PipelineConfig(
         # the simulator's ticks apply the commands and the force test
         control_rate_hz=sim['publish_rate'], sample_rate_hz=monitor['rate'],
         # the monitor asks its simulator for the test; none without one
-        force_test=force_test(sim) if monitor['simulator'] else None,
-        force_body=sim['force_test.body'], contact_force_n=monitor['contact_force'],
+        force_test=force_test(sim) if monitor['simulator'] or sim['force_test.start_time']
+        else None,
+        force_body=sim['force_test.body'], force_start_s=sim['force_test.start_time'],
+        contact_force_n=monitor['contact_force'],
         object_body=monitor['object'])
     drive = None
     if 'grasp_controller' in config.given:

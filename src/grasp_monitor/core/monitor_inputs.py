@@ -39,6 +39,8 @@ class InputsConfig:
         period_s: interval of the sample grid, s.
         time_back_s: an input stamped more than this before its previous reading
             opens a new timeline (a simulator reset), s; less is out of order.
+        use_distances: whether the pads' distances from the base are expected
+            (body poses, for flying_apart).
     """
 
     pads: tuple[str, ...]
@@ -48,6 +50,7 @@ class InputsConfig:
     max_age_s: float = 0.1
     period_s: float = 0.01
     time_back_s: float = 0.05
+    use_distances: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -252,7 +255,7 @@ class StampGrid:
 
 
 class MonitorInputs:
-    """Buffers the tactile, object and joint readings and builds GraspSamples on the grid."""
+    """Buffers tactile, object, joint and distance readings; builds GraspSamples on the grid."""
 
     def __init__(self, config: InputsConfig) -> None:
         self.config = config
@@ -261,6 +264,8 @@ class MonitorInputs:
         self._object_index = n if config.use_object else -1
         self._joints_index = n + int(config.use_object) if config.finger_joints else -1
         inputs = n + int(config.use_object) + int(bool(config.finger_joints))
+        self._distances_index = inputs if config.use_distances else -1
+        inputs += int(config.use_distances)
         self.grid = StampGrid(inputs, config.period_s, config.time_back_s)
 
     def update_pad(self, pad: str, forces_n: npt.ArrayLike, time_s: float) -> None:
@@ -297,6 +302,19 @@ class MonitorInputs:
                 speeds[i] = abs(velocity[joint])
         self.grid.add(self._joints_index, time_s, speeds)
 
+    def update_distances(self, distances_m: npt.ArrayLike, time_s: float) -> None:
+        """Take each pad's distance from the base (m, in ``pads`` order) at ``time_s``.
+
+        Raises:
+            ConfigError: not one distance per pad.
+        """
+        if self._distances_index < 0:
+            return
+        distances = np.array(distances_m, float)
+        if distances.shape != (len(self.config.pads),):
+            raise ConfigError(f'{distances.size} distances for pads {list(self.config.pads)}')
+        self.grid.add(self._distances_index, time_s, distances)
+
     def pad_forces_n(self) -> np.ndarray:
         """Return the latest total force on each pad, N (0 before any reading)."""
         values, _ = self.grid.latest()
@@ -308,6 +326,7 @@ class MonitorInputs:
         forces = np.array([v if v is not None else 0.0 for v in values[:n]])
         speed = values[self._object_index] if self._object_index >= 0 else None
         fingers = values[self._joints_index] if self._joints_index >= 0 else None
+        distances = values[self._distances_index] if self._distances_index >= 0 else None
         age_s = time_s - min(stamps_s)
         return GraspSample(
             time_s=time_s,
@@ -315,6 +334,7 @@ class MonitorInputs:
             object_speed_m_per_s=math.nan if speed is None else speed,
             finger_speeds=np.full(len(self.config.finger_joints), np.nan)
             if fingers is None else fingers.copy(),
+            distances_from_base_m=() if distances is None else distances,
             stale=bool(late or age_s > self.config.max_age_s),
             age_s=age_s if math.isfinite(age_s) else math.inf)
 

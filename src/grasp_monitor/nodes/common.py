@@ -28,6 +28,13 @@ EVENTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: grasp_monitor/verdicts: one per sample, none lost while the simulator waits for them.
 VERDICTS_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+#: /tf and /tf_static as tf2 uses them: a static broadcaster's one message reaches late
+#: listeners, which keep up to 100 (several broadcasters).
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+TF_STATIC_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_STATIC_LISTENER_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                                    durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def sensor_qos(best_effort: bool, depth: int = 10) -> QoSProfile:

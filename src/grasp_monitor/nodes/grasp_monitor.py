@@ -11,9 +11,11 @@ from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor
+from grasp_monitor.core.frames import FrameLookupError, FrameTree
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
 from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, VERDICTS_QOS,
+    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, TF_QOS,
+    TF_STATIC_LISTENER_QOS, VERDICTS_QOS,
 )
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
@@ -23,6 +25,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState, PointCloud2
 from std_srvs.srv import SetBool, Trigger
+from tf2_msgs.msg import TFMessage
 
 #: Level of each record kind on grasp_monitor/events (others are OK).
 EVENT_LEVELS = {'contact_timeout': 'WARN', 'slip_out': 'WARN', 'grasp_timeout': 'WARN',
@@ -40,6 +43,10 @@ INTERFACES = (
                "the object's speed", when='object'),
     subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
                'speeds of `finger_joints`'),
+    subscribes('/tf', 'tf2_msgs/msg/TFMessage', 'tf',
+               "body poses: the pads' distances from `base_frame`", when='base_frame'),
+    subscribes('/tf_static', 'tf2_msgs/msg/TFMessage', 'tf_static',
+               'fixed body poses, as /tf', when='base_frame'),
     service('grasp_monitor/start', 'std_srvs/srv/Trigger', 'start a trial; message: its id'),
     service('grasp_monitor/stop', 'std_srvs/srv/Trigger',
             "stop the trial; message: JSON summary of the trial's events"),
@@ -62,7 +69,8 @@ class GraspMonitorNode(Node):
     Publishes: ``grasp_monitor/events`` (DiagnosticStatus per event, reliable,
     transient local, depth 100), ``/diagnostics`` (monitor status, 1 Hz).
     Subscribes: ``tactile/<pad>`` (PointCloud2), ``ground_truth/<object>`` (Odometry),
-    ``joint_states`` (JointState).
+    ``joint_states`` (JointState), ``/tf`` and ``/tf_static`` (TFMessage: the pads'
+    distances from ``base_frame``, composed with ``core.frames.FrameTree``).
     Services: ``grasp_monitor/start`` (Trigger: trial id), ``grasp_monitor/stop`` (Trigger:
     JSON summary of the trial's events), ``grasp_monitor/<event>/enable`` (SetBool).
     Every record is appended to ``event_log`` and flushed before it is published.
@@ -73,7 +81,10 @@ class GraspMonitorNode(Node):
         p = declare(self, PARAMETERS)
         self.inputs = MonitorInputs(InputsConfig(
             tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
-            p['contact_force'], p['max_sample_age'], 1.0 / p['rate']))
+            p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
+            use_distances=bool(p['base_frame'])))
+        self.base_frame = p['base_frame']
+        self.frames = FrameTree()
         self.monitor = GraspMonitor(monitor_config(p))
         self.log = EventLog(p['event_log'])
         self.trial_records: list[dict[str, str]] = []
@@ -95,6 +106,11 @@ class GraspMonitorNode(Node):
                                      qos, callback_group=group)
         self.create_subscription(JointState, 'joint_states', self._on_joints, qos,
                                  callback_group=group)
+        if self.base_frame:
+            for topic, tf_qos in (('/tf', TF_QOS), ('/tf_static', TF_STATIC_LISTENER_QOS)):
+                self.create_subscription(TFMessage, topic,
+                                         lambda m, s=topic == '/tf_static': self._on_tf(m, s),
+                                         tf_qos, callback_group=group)
         self.force_clients = {
             start: self.create_client(Trigger, f'{p["simulator"]}/external_force/{start}')
             for start in ('start', 'stop')} if p['simulator'] else {}
@@ -131,6 +147,21 @@ class GraspMonitorNode(Node):
                             lambda: conversions.joint_velocities_from_msg(msg))
         if joints is not None:
             self.inputs.update_joints(*joints)
+            self._evaluate()
+
+    def _on_tf(self, msg: TFMessage, static: bool) -> None:
+        transforms = read_input(self, self.refused, '/tf_static' if static else '/tf',
+                                lambda: conversions.frame_transforms_from_msg(msg))
+        if transforms is None:
+            return
+        self.frames.update(transforms, static)
+        try:  # a frame not yet heard of (no /tf_static yet) leaves this reading out
+            distances, stamp_s = self.frames.distances_m(self.inputs.config.pads,
+                                                         self.base_frame)
+        except FrameLookupError:
+            return
+        if not static:
+            self.inputs.update_distances(distances, stamp_s)
             self._evaluate()
 
     def _emit(self, records) -> None:

@@ -31,6 +31,12 @@ PARAMETERS = COMMON + (
               read_only=True),
     ParamSpec('slip_out', 1.0, 'Contact lost this long stops the trial, s.', 1e-3, 3600.0,
               read_only=True),
+    ParamSpec('base_frame', '', "Frame on /tf the pads' distances are measured from, for "
+              "flying_apart (each pad's frame is named as the pad; the simulator's: "
+              'base); "" = none: no /tf, flying_apart never fires (hardware).',
+              read_only=True),
+    ParamSpec('max_distance', 2.0, 'A pad farther than this from base_frame stops the trial '
+              '(flying_apart), m.', 1e-3, 1e3, read_only=True),
     ParamSpec('force_test_time', 5.0, 'External force test duration after the grasp, s.',
               1e-3, 3600.0, read_only=True),
     ParamSpec('simulator', 'mujoco_sim', 'Node offering ~/external_force/start and stop '
@@ -53,5 +59,6 @@ def monitor_config(p: Mapping[str, Any], auto_start: bool = False) -> MonitorCon
         object_still_speed_m_per_s=p['still_speed'],
         finger_still_speed=p['finger_still_speed'], grasp_limit_s=p['grasp_limit'],
         contact_timeout_s=p['contact_timeout'], slip_out_s=p['slip_out'],
+        max_distance_m=p['max_distance'],
         force_test_s=p['force_test_time'], robot_bodies=tuple(p['pads']),
         auto_start=auto_start, events=tuple(p['events']))

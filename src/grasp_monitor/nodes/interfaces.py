@@ -20,6 +20,8 @@ QOS = {
     'verdicts': 'reliable, volatile, depth 100',
     'offered': "each topic's publishers' reliability and durability",
     'default': 'reliable, volatile, depth 10',
+    'tf': 'reliable, volatile, depth 100 (as tf2 broadcasters and listeners)',
+    'tf_static': 'reliable, transient local, depth 1 (as tf2 static broadcasters)',
     'service': 'services default',
 }
 

@@ -9,7 +9,9 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.events import ExternalForceTest
-from grasp_monitor.nodes.common import accept_servo_command, sensor_qos, VERDICTS_QOS
+from grasp_monitor.nodes.common import (
+    accept_servo_command, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS,
+)
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
@@ -24,6 +26,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
+from tf2_msgs.msg import TFMessage
 
 
 INTERFACES = (
@@ -32,6 +35,11 @@ INTERFACES = (
               'position, velocity, effort = applied torque or force, every tick'),
     publishes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
               'each object and pad: pose in world, twist in the body frame, every tick'),
+    publishes('/tf', 'tf2_msgs/msg/TFMessage', 'tf',
+              'every moving body (a joint or mocap) in its parent body, frames = MuJoCo '
+              'body names (`world` the root), every tick'),
+    publishes('/tf_static', 'tf2_msgs/msg/TFMessage', 'tf_static',
+              'every welded (jointless) body in its parent body, once'),
     diagnostics('refused commands by kind, watchdog, servo temperatures, bus voltage'),
     subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
                'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints; in '
@@ -62,6 +70,7 @@ class MujocoSimNode(Node):
     ``grasp_controller`` (``controller``) nodes on the same runner and executor.
     In lockstep (the default) a tick waits for its inputs: see ``_inputs_in``.
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
+    ``/tf`` (moving bodies, every tick) and ``/tf_static`` (welded bodies, once),
     ``/diagnostics`` (1 Hz: rate, refused commands, watchdog, servo telemetry).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full`` (Float64MultiArray).
     Services: ``~/reset`` (Trigger), ``~/pause`` (SetBool), ``~/external_force/start``
@@ -82,6 +91,9 @@ class MujocoSimNode(Node):
             p['force_test.angular_frequency'], p['force_test.offset'],
             redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])
         self.force_body = p['force_test.body'] or scene.objects[0]
+        if p['force_test.start_time'] > 0.0:
+            self.sim.schedule_force_test(self.force_test, self.force_body,
+                                         p['force_test.start_time'])
         self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor']),
                                 on_tick=self._publish,
                                 gate=self._inputs_in if p['lockstep'] else None)
@@ -108,6 +120,9 @@ class MujocoSimNode(Node):
         self.joint_pub = self.create_publisher(JointState, 'joint_states', qos)
         self.body_pubs = [self.create_publisher(Odometry, f'ground_truth/{body}', qos)
                           for body in self.sim.tracked_bodies]
+        self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
+        self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', TF_STATIC_QOS)
+        self.tf_static_pub.publish(conversions.tf_message(self.sim.static_frame_transforms()))
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(JointState, 'servo_commands', self._on_command, qos)
         self.create_subscription(Float64MultiArray, 'servo_commands/full',
@@ -138,6 +153,7 @@ class MujocoSimNode(Node):
         odometry = conversions.odometry_from_body_arrays(sim.body_arrays())
         for publisher, msg in zip(self.body_pubs, odometry):
             publisher.publish(msg)
+        self.tf_pub.publish(conversions.tf_message(sim.frame_transforms()))
 
     def _set_command(self, command) -> None:
         with self.runner.lock:

@@ -45,6 +45,9 @@ PARAMETERS = COMMON + (
     ParamSpec('monitor', 'grasp_monitor', 'The grasp monitor whose verdict on each sample '
               '(<monitor>/verdicts) starts and stops the force test at that sample; in '
               'lockstep a tick waits for the verdict it is due ("" = none).', read_only=True),
+    ParamSpec('force_test.start_time', 0.0, 'Also start the force test by itself at this '
+              'simulated time after every reset, s (0 = only on ~/external_force/start).',
+              0.0, 3600.0, read_only=True),
     ParamSpec('force_test.body', '', 'Body pulled by the test ("" = first object).',
               read_only=True),
     ParamSpec('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',

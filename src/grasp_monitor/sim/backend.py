@@ -10,11 +10,13 @@ term), so stepping needs no Python per physics step and can use ``nstep``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.events import ExternalForceTest
+from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
@@ -103,11 +105,14 @@ class Simulator:
         model.actuator_forcelimited[self._actuator_ids] = 1
         model.actuator_ctrllimited[self._actuator_ids] = 0
         self._velocity_buffer = np.zeros(6)
+        self._frames()
         self._applied: ServoCommand | None = None
         self._applied_key = b''
         self._gains: tuple[np.ndarray, np.ndarray, np.ndarray] = ()
         self._external_force_body = -1
         self._force_test: tuple[ExternalForceTest, str, float, float] | None = None
+        self._force_schedule: tuple[ExternalForceTest, str, float] | None = None
+        self._force_scheduled = False  # the scheduled test started since the reset
         self.diverged = False
         self.reset()
 
@@ -130,6 +135,7 @@ class Simulator:
             mujoco.mj_resetData(self.model, self.data)
         self.servos.reset()
         self._force_test = None
+        self._force_scheduled = False
         self.clear_external_force()
         self._applied = None
         self._applied_key = b''
@@ -178,6 +184,11 @@ class Simulator:
             self._apply(self.drive(self.time_s))
         else:
             self._apply(self.servos.active_command(self.time_s))
+        schedule = self._force_schedule
+        if schedule is not None and not self._force_scheduled \
+                and self.time_s >= schedule[2] - 0.5 * self.timestep_s:
+            self._force_scheduled = True
+            self.start_force_test(schedule[0], schedule[1])
         if self._force_test is not None:
             test, body, mass_kg, start_s = self._force_test
             since_s = self.time_s - start_s
@@ -262,11 +273,12 @@ class Simulator:
     def checkpoint(self) -> tuple:
         """Return what ``rollback`` needs to return here: the state and the force test."""
         return (self.save_state(), self._force_test, self._external_force_body,
-                self.data.xfrc_applied.copy(), self.diverged)
+                self.data.xfrc_applied.copy(), self.diverged, self._force_scheduled)
 
     def rollback(self, checkpoint: tuple) -> None:
         """Go back to a ``checkpoint``: MuJoCo's state and the force test as they were."""
-        state, self._force_test, self._external_force_body, forces, diverged = checkpoint
+        (state, self._force_test, self._external_force_body, forces, diverged,
+         self._force_scheduled) = checkpoint
         self.restore_state(state)
         self.data.xfrc_applied[:] = forces
         self.diverged = diverged
@@ -294,6 +306,18 @@ class Simulator:
         """Pull on ``body`` (default: the first object) with ``test``'s force from now on."""
         body = body or self.scene.objects[0]
         self._force_test = (test, body, self.body_mass_kg(body), self.time_s)
+
+    def schedule_force_test(self, test: ExternalForceTest, body: str = '',
+                            start_s: float = 0.0) -> None:
+        """Start ``test`` on ``body`` by itself at simulated time ``start_s``, s, after each reset.
+
+        The control tick whose time reaches ``start_s`` starts it, whoever steps
+        (the node's runner or the offline pipeline), so both fling at the same tick.
+        """
+        body = body or self.scene.objects[0]
+        self.body_mass_kg(body)  # a known body
+        self._force_schedule = (test, body, float(start_s))
+        self._force_scheduled = False
 
     def stop_force_test(self) -> None:
         """End the external force test and remove its force."""
@@ -343,6 +367,42 @@ class Simulator:
         return BodyArrays(
             self.tracked_bodies, self.data.xpos[ids].copy(), self.data.xquat[ids].copy(),
             linear, angular, self.time_s)
+
+    def _frames(self) -> None:
+        """Split MuJoCo's body tree into moving bodies (/tf) and fixed ones (/tf_static).
+
+        A body moves in its parent when it has a joint or is a mocap body; a
+        jointless body is welded to its parent, at the model's constant pose.
+        """
+        model = self.model
+        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, i) or f'body_{i}'
+                 for i in range(model.nbody)]
+        names[0] = WORLD
+        self.frame_names = tuple(names)
+        moving = (model.body_jntnum > 0) | (model.body_mocapid >= 0)
+        moving[0] = False
+        self._moving = np.flatnonzero(moving)
+        self._moving_parents = model.body_parentid[self._moving].copy()
+        fixed = np.flatnonzero(~moving)[1:]
+        self._static_frames = FrameTransforms(
+            [names[i] for i in model.body_parentid[fixed]], [names[i] for i in fixed],
+            model.body_pos[fixed], model.body_quat[fixed], 0.0)
+        self._moving_names = (tuple(names[i] for i in self._moving_parents),
+                              tuple(names[i] for i in self._moving))
+
+    def static_frame_transforms(self) -> FrameTransforms:
+        """Poses of the welded (jointless) bodies in their parents (constant), stamped now."""
+        return dataclasses.replace(self._static_frames, time_s=self.time_s)
+
+    def frame_transforms(self) -> FrameTransforms:
+        """Poses of the moving bodies (joints, mocap) in their parents, stamped now.
+
+        From the same state as ``body_arrays`` (the one the last step started from).
+        """
+        data = self.data
+        translation, quaternion = relative_poses(
+            data.xpos, data.xquat, data.xmat, self._moving, self._moving_parents)
+        return FrameTransforms(*self._moving_names, translation, quaternion, self.time_s)
 
     def body_mass_kg(self, body: str) -> float:
         """Mass of one body, kg."""

@@ -85,6 +85,8 @@ class PipelineConfig:
             more are counted in ``PipelineResult.contact_overflows`` and lost.
         force_test: the external force test started by a grasp (None: none).
         force_body: the body the force test pulls ('' = the scene's first object).
+        force_start_s: also start the force test by itself at this simulated
+            time, s (0 = only on a grasp), as the simulator's ``force_test.start_time``.
         contact_force_n: a pad touches when the norm of its summed taxel forces
             reaches this, N (the monitor node's ``contact_force``).
         object_body: the body whose speed the monitor reads ('' = the scene's
@@ -97,6 +99,7 @@ class PipelineConfig:
     contact_slots: int = 16
     force_test: ExternalForceTest | None = ExternalForceTest()
     force_body: str = ''
+    force_start_s: float = 0.0
     contact_force_n: float = CONTACT_FORCE_N
     object_body: str = ''
 
@@ -110,6 +113,8 @@ class PipelineConfig:
                               f'{self.control_rate_hz}], got {self.sample_rate_hz}')
         if not (math.isfinite(self.block_s) and self.block_s > 0):
             raise ConfigError(f'block_s must be finite and > 0, got {self.block_s}')
+        if not (math.isfinite(self.force_start_s) and self.force_start_s >= 0):
+            raise ConfigError(f'force_start_s must be finite and >= 0, got {self.force_start_s}')
         if not 1 <= self.contact_slots <= 1024:
             raise ConfigError(f'contact_slots must be in [1, 1024], got {self.contact_slots}')
         if not (math.isfinite(self.contact_force_n) and self.contact_force_n > 0):
@@ -228,6 +233,9 @@ class OfflinePipeline:
         scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth)
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
         self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
+        if self.config.force_start_s > 0.0 and self.config.force_test is not None:
+            self.sim.schedule_force_test(self.config.force_test, self.config.force_body,
+                                         self.config.force_start_s)
         self.arrays = SimTactileArrays(self.sim, specs)
         self.tactile = PadGroup(self.arrays.pads)
         model = self.sim.model
