@@ -6,12 +6,12 @@ import subprocess
 
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.recording import cdr_stamp_ns, message_counts, read_messages
 import pytest
 from rosgraph_msgs.msg import Clock
-from std_msgs.msg import Float64
 from std_srvs.srv import SetBool, Trigger
 
 pytestmark = pytest.mark.graph
@@ -54,7 +54,7 @@ class Graph:
                                         self.events.append, EVENTS_QOS)
         self.client.create_subscription(DiagnosticArray, '/diagnostics',
                                         self.diagnostics.append, 100)
-        self.client.create_subscription(Float64, 'grasp_metrics/reward',
+        self.client.create_subscription(Vector3Stamped, 'grasp_metrics/reward',
                                         self.rewards.append, 10)
         self.client.create_subscription(Clock, CLOCK, self.clock.append, 10)
 
@@ -149,7 +149,7 @@ def criteria_of(graph, trial):
     criteria = graph.status('criteria')
     if criteria is None or criteria['trial'] != trial['trial']:
         return None
-    rewards = [r.data for r in graph.rewards if r.data == float(criteria['total'])]
+    rewards = [r.vector.x for r in graph.rewards if r.vector.x == float(criteria['total'])]
     return (criteria, rewards[-1]) if rewards else None
 
 
