@@ -109,6 +109,7 @@ def test_under_a_clock_every_record_is_on_simulated_time(ros, tmp_path):
     clock_pub = client.create_publisher(Clock, 'clock', 10)
     joints_pub = client.create_publisher(JointState, 'joint_states', 10)
     notes_pub = client.create_publisher(String, 'notes', 10)  # no stamp of its own
+    wall_pub = client.create_publisher(JointState, 'wall_joints', 10)  # stamps on wall time
     path = tmp_path / 'sim.mcap'
     recorder = ros.add(RecorderNode(
         context=ros.context, cli_args=['--ros-args', '-r', f'/clock:={NAMESPACE}/clock'],
@@ -131,6 +132,7 @@ def test_under_a_clock_every_record_is_on_simulated_time(ros, tmp_path):
     assert recorder.writer.counts[f'{NAMESPACE}/grasp_monitor/events'] == 0
     assert wait_for(lambda: joints_pub.get_subscription_count() and
                     notes_pub.get_subscription_count() and
+                    wall_pub.get_subscription_count() and
                     clock_pub.get_subscription_count() >= 2)  # the recorder and its clock
     first_ns, period_ns, ticks = 5_000_000_000, 2_000_000, 100
     # the clock's subscription is best effort: send the first tick until it is in
@@ -143,15 +145,20 @@ def test_under_a_clock_every_record_is_on_simulated_time(ros, tmp_path):
         joints_pub.publish(joint)
         if k % 10 == 0:
             notes_pub.publish(String(data=f'tick {k}'))
+        if k == 50:
+            wall = JointState()
+            wall.header.stamp = client.get_clock().now().to_msg()
+            wall_pub.publish(wall)
         time.sleep(0.002)
     last_ns = first_ns + (ticks - 1) * period_ns
     assert wait_for(lambda: recorder.writer.counts[f'{NAMESPACE}/joint_states'] == ticks and
-                    recorder.writer.counts[f'{NAMESPACE}/notes'] == ticks // 10)
+                    recorder.writer.counts[f'{NAMESPACE}/notes'] == ticks // 10 and
+                    recorder.writer.counts[f'{NAMESPACE}/wall_joints'] == 1)
     recorder.close()
 
     by_topic = decoded(path)
     assert set(by_topic) == {'/diagnostics'} | {f'{NAMESPACE}/{t}' for t in (
-        'clock', 'joint_states', 'notes', 'grasp_monitor/events')}
+        'clock', 'joint_states', 'notes', 'wall_joints', 'grasp_monitor/events')}
     records = [record for messages in by_topic.values() for record, _ in messages]
     # one axis: every log and publish time within the clocks sent, none on the wall clock
     assert all(first_ns <= r.log_time <= last_ns for r in records)
