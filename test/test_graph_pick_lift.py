@@ -51,7 +51,8 @@ def graph(ros, tmp_path):
                                    seen['events'].append, EVENTS_QOS)
         client.create_subscription(DiagnosticArray, '/diagnostics',
                                    seen['diagnostics'].append, 50)
-        client.create_subscription(Vector3Stamped, 'grasp_metrics/reward', seen['reward'].append, 10)
+        client.create_subscription(Vector3Stamped, 'grasp_metrics/reward',
+                                   seen['reward'].append, 10)
         services = {name: client.create_client(Trigger, name) for name in (
             'mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop',
             'grasp_controller/start')}
