@@ -271,7 +271,7 @@ class Watched:
     reward: list[float] = field(default_factory=list)
     pad_force_n: list[float] = field(default_factory=list)
     recorded: dict[str, int] = field(default_factory=dict)
-    #: the latest stamp of each shown stream (joints, a pad, phase), s
+    #: the latest stamp of each shown stream (joints, a pad), s
     stamps_s: dict[str, float] = field(default_factory=dict)
     #: from ``Watcher.begin_window``: the reset's time, s, and each stream's last old stamp
     window_from_s: float | None = None
@@ -363,8 +363,6 @@ class Watcher:
             self.seen.events.append({kv.key: kv.value for kv in msg.values})
 
     def _on_diagnostics(self, msg) -> None:
-        from grasp_monitor import conversions
-        stamp_s = conversions.time_from_msg(msg.header.stamp)
         with self.lock:
             self.seen.counts['/diagnostics'] += 1
             for status in msg.status:
@@ -373,8 +371,9 @@ class Watcher:
                     self.seen.sim_status = values
                     self.seen.sim_status_seq += 1
                 elif status.name.endswith(': script'):
-                    if self.seen.on_new_timeline('phase', stamp_s):
-                        self.seen.phase = values.get('phase', '')
+                    # stamped by the controller's clock, maybe wall time: not filtered; the
+                    # window begins seconds after the pause, when none from before is due
+                    self.seen.phase = values.get('phase', '')
                 elif status.name.endswith(': criteria'):
                     self.seen.criteria = values
                     self.seen.criteria_seq += 1
