@@ -204,7 +204,9 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     replayed.start('grasp_monitor', event_log=tmp_path / 'replayed.jsonl', simulator='""',
                    **MONITOR)
     replayed.start('grasp_metrics', **METRICS)
-    replayed.start('replay', path=path, start_paused='true', topics=f'[{", ".join(INPUTS)}]')
+    # log times are simulated: half speed, as the live run went
+    replayed.start('replay', path=path, start_paused='true', rate=0.5,
+                   topics=f'[{", ".join(INPUTS)}]')
     assert replayed.client.create_client(SetBool, 'replay/pause').wait_for_service(30.0)
     assert wait_for(lambda: listening(replayed), timeout_s=30.0)
     # started before the first message: the monitor's trial opens wherever it starts

@@ -21,7 +21,8 @@ from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 
 INTERFACES = (
-    diagnostics('messages per topic, topics skipped'),
+    diagnostics('messages per topic, topics skipped, messages held until the first /clock '
+                '(1 Hz of wall time)'),
     subscribes('*', '*', 'offered', 'each selected topic, raw, as its publishers appear'),
 )
 #: Messages held while a node on simulated time waits for its first /clock.
