@@ -71,14 +71,16 @@ def test_written_file_reads_back_with_counts_times_and_qos(tmp_path):
     for i in range(5):
         writer.write('/clock', stamped_cdr(0, 2_000_000 * i), 1_000 + i)
     writer.write('/ns/events', b'\x00\x01\x00\x00' + bytes(8), 2_000)
+    # a stamp on another clock (wall time, logged on simulated time): the log time
+    writer.write('/clock', stamped_cdr(1_700_000_000, 0), 3_000_000_000)
     writer.close()
     writer.close()
-    assert message_counts(path) == {'/clock': 5, '/ns/events': 1, '/ns/quiet': 0}
+    assert message_counts(path) == {'/clock': 6, '/ns/events': 1, '/ns/quiet': 0}
     messages = list(read_messages(path))
-    assert [m.topic for m in messages] == ['/clock'] * 5 + ['/ns/events']
+    assert [m.topic for m in messages] == ['/clock'] * 5 + ['/ns/events', '/clock']
     # publish time is the stamp the message carries; without one, the log time
     assert [m.publish_time_ns for m in messages] == [1_000, 2_000_000, 4_000_000, 6_000_000,
-                                                     8_000_000, 2_000]
+                                                     8_000_000, 2_000, 3_000_000_000]
     assert messages[2].data == stamped_cdr(0, 4_000_000) and messages[2].log_time_ns == 1_002
     assert [m.topic for m in read_messages(path, ['/ns/events'])] == ['/ns/events']
     topics = read_topics(path)
@@ -228,3 +230,30 @@ def test_player_loops_until_stopped_and_refuses_a_selection_of_nothing(tmp_path)
                                     clock_topic='/other_clock'), lambda t, d: None)
     with pytest.raises(ConfigError, match=r'rate must be in \[0, 1000\]'):
         PlaybackConfig(rate=-1.0)
+
+
+def test_player_plays_a_recording_across_a_reset_as_it_ran(tmp_path):
+    # simulated log times: three ticks from 2 s, then a reset back to 0 and two more
+    path = tmp_path / 'reset.mcap'
+    writer = McapRecordingWriter(path, compression='none')
+    writer.add_topic('/clock', 'rosgraph_msgs/msg/Clock')
+    writer.add_topic('/ns/joint_states', 'sensor_msgs/msg/JointState')
+    times_ns = [2_000_000_000, 2_002_000_000, 2_004_000_000, 0, 2_000_000]
+    for time_ns in times_ns:
+        stamp = stamped_cdr(*divmod(time_ns, 1_000_000_000))
+        writer.write('/clock', stamp, time_ns)
+        writer.write('/ns/joint_states', stamp, time_ns + 1_000_000)
+    writer.close()
+    played = []
+    player = Player(path, PlaybackConfig(rate=1.0),
+                    lambda t, d: t == '/clock' and played.append(cdr_stamp_ns(d)))
+    player.run()
+    # in the order recorded, not log-time order; the reset is no lateness
+    assert played == times_ns and player.late == 0
+    assert [m.log_time_ns for m in read_messages(path, ['/clock'])] == sorted(times_ns)
+    ticks = []
+    made = PlaybackConfig(TopicSelection(exclude=('/clock',)), rate=0.0,
+                          clock_period_ns=3_000_000)
+    Player(path, made, lambda t, d: None, ticks.append).run()
+    # a made clock never goes back (subscribers would take it for a reset)
+    assert ticks == [2_001_000_000, 2_004_000_000]

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -97,6 +98,36 @@ def test_the_mcap_reads_back_with_every_published_message(demo):
     recorded = [deserialize_message(m.data, DiagnosticStatus).name
                 for m in read_messages(mcap, ['/grasp_monitor/events'])]
     assert recorded == [e['type'] for e in summary['events']]
+
+
+def test_every_record_of_the_mcap_is_on_simulated_time(demo):
+    from geometry_msgs.msg import Vector3Stamped
+    from grasp_monitor.recording import cdr_stamp_ns, read_messages
+    from rclpy.serialization import deserialize_message
+    _, summary, output = demo
+    records = list(read_messages(output / 'demo.mcap', log_time_order=False))
+    clocks = [cdr_stamp_ns(m.data) for m in records if m.topic == '/clock']
+    first_ns, last_ns = min(clocks), max(clocks)
+    # one timeline from the reset: within the clocks published, not on the wall clock
+    outside = [(m.topic, m.log_time_ns, m.publish_time_ns) for m in records
+               if not (first_ns <= m.log_time_ns <= last_ns and
+                       first_ns <= m.publish_time_ns <= last_ns)]
+    assert not outside, outside[:10]
+    energy = [m for m in records if m.topic == '/grasp_metrics/energy']
+    # the energy carries its sample's stamp, within the trial
+    start_ns = int(summary['trial_start_s'] * 1e9)
+    stamps = [deserialize_message(m.data, Vector3Stamped).header.stamp for m in energy]
+    assert all(start_ns - 10**7 <= s.sec * 10**9 + s.nanosec <= last_ns for s in stamps)
+    assert [m.publish_time_ns for m in energy] == [s.sec * 10**9 + s.nanosec for s in stamps]
+
+
+def test_the_live_view_shows_nothing_from_before_the_reset(demo):
+    process, _, _ = demo
+    lines = process.stdout.splitlines()
+    running = next(i for i, line in enumerate(lines) if 'running' in line)
+    first = next(line for line in lines[running:] if 'sim time' in line)
+    # the simulator ran for seconds before the demo paused and reset it
+    assert float(re.search(r'sim time\s+([-\d.]+) s', first).group(1)) < 1.0, first
 
 
 def test_a_node_that_fails_fails_the_demo_saying_which_and_keeps_the_run_before(demo, tmp_path):

@@ -18,12 +18,13 @@ import time
 
 from conftest import NAMESPACE, publish_until, RosHarness, status_values, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.common import EVENTS_QOS
 import pytest
 from rosgraph_msgs.msg import Clock
-from std_msgs.msg import Float64, Float64MultiArray
+from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
 pytestmark = pytest.mark.graph
@@ -50,7 +51,7 @@ class Graph:
                                         self.events.append, EVENTS_QOS)
         self.client.create_subscription(DiagnosticArray, '/diagnostics',
                                         self.diagnostics.append, 100)
-        self.client.create_subscription(Float64, 'grasp_metrics/energy', self.energy.append,
+        self.client.create_subscription(Vector3Stamped, 'grasp_metrics/energy', self.energy.append,
                                         100)
         self.client.create_subscription(Clock, '/clock', self.clock.append, 10)
         self.full = self.client.create_publisher(Float64MultiArray, 'servo_commands/full', 10)

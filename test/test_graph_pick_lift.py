@@ -7,12 +7,12 @@ import subprocess
 
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.common import EVENTS_QOS
 import pytest
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64
 from std_srvs.srv import Trigger
 
 pytestmark = pytest.mark.graph
@@ -51,7 +51,8 @@ def graph(ros, tmp_path):
                                    seen['events'].append, EVENTS_QOS)
         client.create_subscription(DiagnosticArray, '/diagnostics',
                                    seen['diagnostics'].append, 50)
-        client.create_subscription(Float64, 'grasp_metrics/reward', seen['reward'].append, 10)
+        client.create_subscription(Vector3Stamped, 'grasp_metrics/reward',
+                                   seen['reward'].append, 10)
         services = {name: client.create_client(Trigger, name) for name in (
             'mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop',
             'grasp_controller/start')}
@@ -127,7 +128,7 @@ def test_a_good_pick_fires_contact_then_grasp_and_holds_through_the_force_test(g
     # may delay them
     assert wait_for(lambda: status('criteria'), timeout_s=30.0)
     assert status('energy') is not None and float(status('energy')['energy_j']) >= 0.0
-    assert seen['reward'] and seen['reward'][-1].data > 0.0
+    assert seen['reward'] and seen['reward'][-1].vector.x > 0.0
 
 
 def test_a_weak_grip_lets_the_object_slip_out(graph):

@@ -6,12 +6,12 @@ import subprocess
 
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.recording import cdr_stamp_ns, message_counts, read_messages
 import pytest
 from rosgraph_msgs.msg import Clock
-from std_msgs.msg import Float64
 from std_srvs.srv import SetBool, Trigger
 
 pytestmark = pytest.mark.graph
@@ -54,7 +54,7 @@ class Graph:
                                         self.events.append, EVENTS_QOS)
         self.client.create_subscription(DiagnosticArray, '/diagnostics',
                                         self.diagnostics.append, 100)
-        self.client.create_subscription(Float64, 'grasp_metrics/reward',
+        self.client.create_subscription(Vector3Stamped, 'grasp_metrics/reward',
                                         self.rewards.append, 10)
         self.client.create_subscription(Clock, CLOCK, self.clock.append, 10)
 
@@ -105,7 +105,8 @@ def graphs(ros, tmp_path):
 
 def missing_stamps(path, topic, count):
     """Count the stamps missing from a topic of the recording, from the reset to its end."""
-    stamps = [cdr_stamp_ns(m.data) for m in read_messages(path, [topic])]
+    # as recorded: on simulated time, log time went back at the reset
+    stamps = [cdr_stamp_ns(m.data) for m in read_messages(path, [topic], log_time_order=False)]
     assert len(stamps) == count
     after_reset = stamps[max(i for i, stamp in enumerate(stamps) if stamp <= SIM_PERIOD_NS):]
     return (after_reset[-1] - after_reset[0]) // SIM_PERIOD_NS + 1 - len(after_reset)
@@ -149,7 +150,7 @@ def criteria_of(graph, trial):
     criteria = graph.status('criteria')
     if criteria is None or criteria['trial'] != trial['trial']:
         return None
-    rewards = [r.data for r in graph.rewards if r.data == float(criteria['total'])]
+    rewards = [r.vector.x for r in graph.rewards if r.vector.x == float(criteria['total'])]
     return (criteria, rewards[-1]) if rewards else None
 
 
@@ -164,8 +165,10 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     live.start('grasp_controller', use_sim_time='true', autostart='true', grip_force=15.0)
     for name in ('mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop'):
         assert live.client.create_client(Trigger, name).wait_for_service(timeout_sec=30.0)
-    # Recording from before the reset: the trial's timeline, from its first message.
-    live.start('recorder', path=path)
+    # Recording from before the reset: the trial's timeline, from its first message. On
+    # simulated time, as the demo records: log time goes back at the reset, and the replay
+    # plays the messages in the order recorded.
+    live.start('recorder', path=path, use_sim_time='true')
     inputs = [f'{NAMESPACE}/{name.lstrip("/")}' for name in INPUTS]
 
     def recording_every_input():
@@ -193,12 +196,17 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     counts = message_counts(path)
     missing = {topic: missing_stamps(path, topic, counts[topic]) for topic in inputs}
     assert not any(n for topic, n in missing.items() if topic != CLOCK), missing
+    # every record on simulated time (seconds since a reset), none on the wall clock
+    assert all(m.log_time_ns < 10**12 and m.publish_time_ns < 10**12
+               for m in read_messages(path, log_time_order=False))
 
     replayed = graphs()
     replayed.start('grasp_monitor', event_log=tmp_path / 'replayed.jsonl', simulator='""',
                    **MONITOR)
     replayed.start('grasp_metrics', **METRICS)
-    replayed.start('replay', path=path, start_paused='true', topics=f'[{", ".join(INPUTS)}]')
+    # log times are simulated: half speed, as the live run went
+    replayed.start('replay', path=path, start_paused='true', rate=0.5,
+                   topics=f'[{", ".join(INPUTS)}]')
     assert replayed.client.create_client(SetBool, 'replay/pause').wait_for_service(30.0)
     assert wait_for(lambda: listening(replayed), timeout_s=30.0)
     # started before the first message: the monitor's trial opens wherever it starts

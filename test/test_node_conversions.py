@@ -52,3 +52,10 @@ def test_editing_one_tactile_cloud_leaves_the_next_one_valid():
     first.fields[0].name = 'rgb'
     second = conversions.tactile_cloud_to_msg(np.zeros((1, 3)), np.ones((1, 3)), 'pad', 0.0)
     assert [field.name for field in second.fields] == ['x', 'y', 'z', 'fx', 'fy', 'fz']
+
+
+def test_a_stamped_value_round_trips_in_vector_x():
+    msg = conversions.stamped_value_to_msg(0.0057, conversions.time_to_msg(4.43))
+    assert (msg.vector.x, msg.vector.y, msg.vector.z) == (0.0057, 0.0, 0.0)
+    assert msg.header.frame_id == ''
+    assert conversions.stamped_value_from_msg(msg) == (0.0057, pytest.approx(4.43, abs=1e-9))

@@ -4,11 +4,12 @@ import time
 
 from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Vector3Stamped
+from grasp_monitor import conversions
 from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 from rclpy.parameter import Parameter
-from std_msgs.msg import Float64
 from std_srvs.srv import Trigger
 
 
@@ -22,22 +23,32 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     energy, reward, diagnostics, events = [], [], [], []
     client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
                                EVENTS_QOS)
-    client.create_subscription(Float64, 'grasp_metrics/energy', energy.append, 10)
-    client.create_subscription(Float64, 'grasp_metrics/reward', reward.append, 10)
+    client.create_subscription(Vector3Stamped, 'grasp_metrics/energy', energy.append, 100)
+    client.create_subscription(Vector3Stamped, 'grasp_metrics/reward', reward.append, 10)
     client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
     start = client.create_client(Trigger, 'grasp_monitor/start')
     stop = client.create_client(Trigger, 'grasp_monitor/stop')
     hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
     time.sleep(0.5)  # the touching hand's readings are in
+    started_s = client.get_clock().now().nanoseconds * 1e-9
     ros.call(start, Trigger.Request())
     assert wait_for(lambda: len(energy) > 20)
     # the criteria at k need the grasp in the trial: stop only once it has fired
     assert wait_for(lambda: 'grasp' in [e.name for e in events])
     # everything still: no energy is needed to return the object to its start pose
-    assert max(abs(e.data) for e in energy) < 1e-9
+    values, stamps = zip(*map(conversions.stamped_value_from_msg, energy))
+    assert max(abs(v) for v in values) < 1e-9
+    # each energy is stamped with its sample's time: the hand's stamps, on the 100 Hz grid
+    assert all(b > a for a, b in zip(stamps, stamps[1:]))
+    assert started_s - 1.0 < stamps[0]
+    assert stamps[-1] <= client.get_clock().now().nanoseconds * 1e-9
+    assert all((e.header.stamp.nanosec + 1000) % 10_000_000 <= 2000 for e in energy)
     time.sleep(0.5)
     ros.call(stop, Trigger.Request())
     assert wait_for(lambda: reward, timeout_s=5.0)
+    # the reward is stamped when it is known: after the trial's last energy sample
+    total, reward_s = conversions.stamped_value_from_msg(reward[-1])
+    assert reward_s >= conversions.stamped_value_from_msg(energy[-1])[1]
 
     def criteria():
         for array in diagnostics:
@@ -50,7 +61,7 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     assert values is not None
     # equal and opposite pad forces: net force 0, reward 1; both pads in contact at the grasp
     assert float(values['force']) == 1.0 and float(values['instant_contacting_link']) == 1.0
-    assert float(values['total']) == reward[-1].data  # in full: replays compare to 1e-6
+    assert float(values['total']) == total  # in full: replays compare to 1e-6
     assert values['trial'] == '1'
     assert wait_for(lambda: any(s.name == f'{NAMESPACE}/grasp_metrics: energy'
                                 and s.level == DiagnosticStatus.OK

@@ -4,7 +4,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
+from builtin_interfaces.msg import Time
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from grasp_monitor import conversions
@@ -19,6 +21,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import serialize_message
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, PointCloud2
+from std_msgs.msg import String
 from std_srvs.srv import SetBool
 
 
@@ -96,6 +99,78 @@ def test_records_reliable_best_effort_and_transient_local_topics_as_sent(ros, tm
     _, first_cloud = by_topic[f'{NAMESPACE}/tactile/left'][0]
     assert [f.name for f in first_cloud.fields] == ['x', 'y', 'z', 'fx', 'fy', 'fz']
     assert bytes(first_cloud.data) == bytes(cloud.data)
+
+
+def test_under_a_clock_every_record_is_on_simulated_time(ros, tmp_path):
+    client = ros.client()
+    # transient local, sent before any clock: held until the first one, then written at it
+    events_pub = client.create_publisher(DiagnosticStatus, 'grasp_monitor/events', EVENTS_QOS)
+    events_pub.publish(DiagnosticStatus(name='trial_start'))
+    clock_pub = client.create_publisher(Clock, 'clock', 10)
+    joints_pub = client.create_publisher(JointState, 'joint_states', 10)
+    notes_pub = client.create_publisher(String, 'notes', 10)  # no stamp of its own
+    wall_pub = client.create_publisher(JointState, 'wall_joints', 10)  # stamps on wall time
+    path = tmp_path / 'sim.mcap'
+    recorder = ros.add(RecorderNode(
+        context=ros.context, cli_args=['--ros-args', '-r', f'/clock:={NAMESPACE}/clock'],
+        parameter_overrides=[Parameter('path', value=str(path)),
+                             Parameter('use_sim_time', value=True),
+                             Parameter('exclude', value=['/rosout', '/parameter_events'])]))
+    diagnostics = []
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+
+    def recorder_status():
+        for array in reversed(diagnostics):
+            for status in array.status:
+                if status.name.endswith('recorder: recording'):
+                    return {kv.key: kv.value for kv in status.values}
+        return None
+
+    # no clock yet: the event is held, and the wall-time diagnostics say so
+    assert wait_for(lambda: (recorder_status() or {}).get('held_before_clock') == '1',
+                    timeout_s=10.0)
+    assert recorder.writer.counts[f'{NAMESPACE}/grasp_monitor/events'] == 0
+    assert wait_for(lambda: joints_pub.get_subscription_count() and
+                    notes_pub.get_subscription_count() and
+                    wall_pub.get_subscription_count() and
+                    clock_pub.get_subscription_count() >= 2)  # the recorder and its clock
+    first_ns, period_ns, ticks = 5_000_000_000, 2_000_000, 100
+    # the clock's subscription is best effort: send the first tick until it is in
+    assert wait_for(lambda: clock_pub.publish(Clock(clock=Time(sec=5))) or not recorder.held)
+    for k in range(ticks):
+        stamp = Time(sec=5, nanosec=k * period_ns)
+        clock_pub.publish(Clock(clock=stamp))
+        joint = JointState(name=['lift'], position=[0.001 * k])
+        joint.header.stamp = stamp
+        joints_pub.publish(joint)
+        if k % 10 == 0:
+            notes_pub.publish(String(data=f'tick {k}'))
+        if k == 50:
+            wall = JointState()
+            wall.header.stamp = client.get_clock().now().to_msg()
+            wall_pub.publish(wall)
+        time.sleep(0.002)
+    last_ns = first_ns + (ticks - 1) * period_ns
+    assert wait_for(lambda: recorder.writer.counts[f'{NAMESPACE}/joint_states'] == ticks and
+                    recorder.writer.counts[f'{NAMESPACE}/notes'] == ticks // 10 and
+                    recorder.writer.counts[f'{NAMESPACE}/wall_joints'] == 1)
+    recorder.close()
+
+    by_topic = decoded(path)
+    assert set(by_topic) == {'/diagnostics'} | {f'{NAMESPACE}/{t}' for t in (
+        'clock', 'joint_states', 'notes', 'wall_joints', 'grasp_monitor/events')}
+    records = [record for messages in by_topic.values() for record, _ in messages]
+    # one axis: every log and publish time within the clocks sent, none on the wall clock
+    assert all(first_ns <= r.log_time <= last_ns for r in records)
+    assert all(first_ns <= r.publish_time <= last_ns for r in records)
+    joints = by_topic[f'{NAMESPACE}/joint_states']
+    assert [r.publish_time for r, _ in joints] == \
+        [first_ns + k * period_ns for k in range(ticks)]
+    (event, _), = by_topic[f'{NAMESPACE}/grasp_monitor/events']
+    assert event.log_time == event.publish_time  # held, then written at the first clock
+    notes = by_topic[f'{NAMESPACE}/notes']
+    assert [r.publish_time for r, _ in notes] == [r.log_time for r, _ in notes]
+    assert [m.data for _, m in notes] == [f'tick {k}' for k in range(0, ticks, 10)]
 
 
 def recorder_process(tmp_path, path, *params):

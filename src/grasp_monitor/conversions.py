@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Point, TransformStamped
+from geometry_msgs.msg import Point, TransformStamped, Vector3Stamped
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.frames import FrameTransforms
 from grasp_monitor.core.rotations import rotate
@@ -366,3 +366,20 @@ def verdict_from_msg(msg: DiagnosticArray) -> tuple[float, str, float] | None:
             except (KeyError, ValueError):
                 return None
     return None
+
+
+def stamped_value_to_msg(value: float, stamp: Time) -> Vector3Stamped:
+    """Carry one number with its stamp: the value in ``vector.x``, y and z 0, no frame.
+
+    No standard message holds a stamped scalar; a Vector3Stamped plots in PlotJuggler and
+    Foxglove against its header stamp, on the same axis as every other stamped topic.
+    """
+    msg = Vector3Stamped()
+    msg.header.stamp = stamp
+    msg.vector.x = float(value)
+    return msg
+
+
+def stamped_value_from_msg(msg: Vector3Stamped) -> tuple[float, float]:
+    """Return (value, stamp in s) of a message made by ``stamped_value_to_msg``."""
+    return msg.vector.x, time_from_msg(msg.header.stamp)

@@ -46,6 +46,8 @@ GRAPH_NODES = ('mujoco_sim', 'grasp_monitor', 'grasp_metrics', 'grasp_controller
 RECORDER = 'recorder'
 #: pick_lift's lift axis, drawn beside the fingers.
 LIFT_JOINT = 'lift'
+#: A stream's first message stamped this close after the reset's time is of the new timeline, s.
+NEW_TIMELINE_S = 0.1
 #: Simulated seconds a monitoring trial (a scenario without a controller) lasts.
 DEFAULT_MONITORING_S = 10.0
 
@@ -272,6 +274,26 @@ class Watched:
     pad_force_n: list[float] = field(default_factory=list)
     recorded: dict[str, int] = field(default_factory=dict)
     metrics_samples: int = 0
+    #: the latest stamp of each shown stream (joints, a pad), s
+    stamps_s: dict[str, float] = field(default_factory=dict)
+    #: from ``Watcher.begin_window``: the reset's time, s, and each stream's last old stamp
+    window_from_s: float | None = None
+    old_end_s: dict[str, float] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)
+
+    def on_new_timeline(self, stream: str, stamp_s: float) -> bool:
+        """Whether a reading of ``stream`` is to be shown: none from before the reset.
+
+        A stream's messages arrive in order, so once one is of the new timeline (its
+        stamp went back, or is just after the reset's time) all after it are.
+        """
+        if self.window_from_s is not None and stream not in self.fresh:
+            if not (stamp_s < self.old_end_s.get(stream, float('inf')) or
+                    stamp_s <= self.window_from_s + NEW_TIMELINE_S):
+                return False  # sent before the reset, delivered after it
+            self.fresh.add(stream)
+        self.stamps_s[stream] = stamp_s
+        return True
 
 
 class Watcher:
@@ -298,8 +320,8 @@ class Watcher:
 
     def _subscribe(self) -> None:
         from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+        from geometry_msgs.msg import Vector3Stamped
         from sensor_msgs.msg import JointState, PointCloud2
-        from std_msgs.msg import Float64
         from std_srvs.srv import SetBool, Trigger
 
         from grasp_monitor.nodes.common import sensor_qos
@@ -316,8 +338,8 @@ class Watcher:
         node.create_subscription(DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                                  EVENTS_QOS)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 50)
-        node.create_subscription(Float64, 'grasp_metrics/energy', self._on_energy, qos)
-        node.create_subscription(Float64, 'grasp_metrics/reward', self._on_reward, qos)
+        node.create_subscription(Vector3Stamped, 'grasp_metrics/energy', self._on_energy, qos)
+        node.create_subscription(Vector3Stamped, 'grasp_metrics/reward', self._on_reward, qos)
         self.trigger = {name: node.create_client(Trigger, name) for name in (
             'mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop',
             'grasp_controller/start')}
@@ -328,11 +350,14 @@ class Watcher:
         from grasp_monitor import conversions
         stamp_s = conversions.time_from_msg(msg.header.stamp)
         with self.lock:
-            self.seen.sim_time_s = stamp_s
+            if self.seen.on_new_timeline('joints', stamp_s):
+                self.seen.sim_time_s = stamp_s
 
     def _on_pad(self, pad: str, msg) -> None:
+        from grasp_monitor import conversions
         with self.lock:
-            if read_pad(self.inputs, pad, msg) is not None:
+            if self.seen.on_new_timeline(pad, conversions.time_from_msg(msg.header.stamp)) \
+                    and read_pad(self.inputs, pad, msg) is not None:
                 self.seen.pad_force_n = self.inputs.pad_forces_n().tolist()
 
     def _on_event(self, msg) -> None:
@@ -349,6 +374,8 @@ class Watcher:
                     self.seen.sim_status = values
                     self.seen.sim_status_seq += 1
                 elif status.name.endswith(': script'):
+                    # stamped by the controller's clock, maybe wall time: not filtered; the
+                    # window begins seconds after the pause, when none from before is due
                     self.seen.phase = values.get('phase', '')
                 elif status.name.endswith(': criteria'):
                     self.seen.criteria = values
@@ -362,23 +389,33 @@ class Watcher:
     def _on_energy(self, msg) -> None:
         with self.lock:
             self.seen.counts['/grasp_metrics/energy'] += 1
-            self.seen.energy_j.append(msg.data)
+            self.seen.energy_j.append(msg.vector.x)
 
     def _on_reward(self, msg) -> None:
         with self.lock:
             self.seen.counts['/grasp_metrics/reward'] += 1
-            self.seen.reward.append(msg.data)
+            self.seen.reward.append(msg.vector.x)
 
     def snapshot(self, read: Callable[[Watched], object]):
         """Return ``read(seen)`` under the lock."""
         with self.lock:
             return read(self.seen)
 
-    def begin_window(self) -> None:
-        """Forget counts and energy: the recording window starts now."""
+    def begin_window(self, reset_s: float) -> None:
+        """Forget counts, energy and readings: the recording window starts now.
+
+        Args:
+            reset_s: the simulated time the reset went back to; readings sent before
+                it and delivered after are not shown.
+        """
         with self.lock:
-            self.seen.counts.clear()
-            self.seen.energy_j.clear()
+            seen = self.seen
+            seen.counts.clear()
+            seen.energy_j.clear()
+            seen.pad_force_n, seen.phase, seen.sim_time_s = [], '', reset_s
+            seen.window_from_s, seen.old_end_s = reset_s, dict(seen.stamps_s)
+            seen.fresh.clear()
+            self.inputs = pad_inputs(self.plan)
 
     def wait(self, predicate: Callable[[Watched], object], timeout_s: float,
              alive: Callable[[], None] = lambda: None) -> object:
@@ -564,32 +601,26 @@ def read_pad(inputs, pad: str, msg) -> float | None:
 def series_from_recording(path: Path, plan: GraphPlan) -> Series:
     """Read the figure's time series back from the recording: every sample, as recorded.
 
-    Joint and tactile samples carry their simulated time; the energy (a bare Float64)
-    gets the simulated time of ``/clock`` at the moment the recorder received it.
+    Every series is on simulated time: joint and tactile samples and the energy carry
+    their stamps.
 
     Raises:
         ConfigError: the recording does not read back.
     """
-    import numpy as np
+    from geometry_msgs.msg import Vector3Stamped
     from rclpy.serialization import deserialize_message
-    from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState, PointCloud2
-    from std_msgs.msg import Float64
 
-    from grasp_monitor.conversions import time_from_msg
+    from grasp_monitor.conversions import stamped_value_from_msg, time_from_msg
     from grasp_monitor.recording import read_messages
     series = Series()
     inputs = pad_inputs(plan)
     pads = {f'/tactile/{pad}': pad for pad in plan.pads}
-    clock: list[tuple[int, float]] = []
-    energy: list[tuple[int, float]] = []
-    for message in read_messages(path, ['/clock', '/joint_states', '/grasp_metrics/energy',
-                                        *pads]):
-        if message.topic == '/clock':
-            clock.append((message.log_time_ns,
-                          time_from_msg(deserialize_message(message.data, Clock).clock)))
-        elif message.topic == '/grasp_metrics/energy':
-            energy.append((message.log_time_ns, deserialize_message(message.data, Float64).data))
+    for message in read_messages(path, ['/joint_states', '/grasp_metrics/energy', *pads]):
+        if message.topic == '/grasp_metrics/energy':
+            energy_j, stamp_s = stamped_value_from_msg(
+                deserialize_message(message.data, Vector3Stamped))
+            series.energy.append((stamp_s, energy_j))
         elif message.topic == '/joint_states':
             msg = deserialize_message(message.data, JointState)
             stamp_s = time_from_msg(msg.header.stamp)
@@ -604,10 +635,7 @@ def series_from_recording(path: Path, plan: GraphPlan) -> Series:
             if stamp_s is not None:
                 force = float(inputs.pad_forces_n()[plan.pads.index(pad)])
                 series.pad_force.setdefault(pad, []).append((stamp_s, force))
-    if clock and energy:
-        log_ns, sim_s = np.array(clock).T
-        times = np.interp([t for t, _ in energy], log_ns, sim_s)
-        series.energy = [(float(t), e) for t, (_, e) in zip(times, energy)]
+    series.energy.sort()  # in stamp order, whatever order they were logged in
     return series
 
 
@@ -652,14 +680,15 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     mcap = options.output_dir / 'demo.mcap'
     if recorder_available():
         mcap.unlink(missing_ok=True)
-        recorder = graph.start(RECORDER, path=mcap)
+        recorder = graph.start(RECORDER, path=mcap, use_sim_time='true')
         wanted = set(plan.published_per_tick())
         if not watcher.wait(lambda seen: wanted <= watcher.subscriptions_of(RECORDER),
                             options.startup_timeout_s, alive):
             raise DemoError(f'the recorder did not subscribe to {", ".join(sorted(wanted))}')
         time.sleep(1.0)  # discovery has matched its readers with the publishers
     first_ticks = _paused_ticks(watcher, alive)
-    watcher.begin_window()
+    watcher.begin_window(float(watcher.snapshot(
+        lambda seen: seen.sim_status.get('sim_time_s', 0.0))))
     trial_id = watcher.call(watcher.trigger['grasp_monitor/start'],
                             watcher.Trigger.Request()).message
     if plan.has_controller:  # its script restarts when the reset's time reaches it
@@ -673,7 +702,7 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
         alive()
         events, sim_time_s, phase, forces, energy = watcher.snapshot(lambda seen: (
             list(seen.events), seen.sim_time_s, seen.phase,
-            seen.pad_force_n or [0.0] * len(plan.pads),
+            list(seen.pad_force_n),
             seen.energy_j[-1] if seen.energy_j else None))
         for event in events[shown:]:
             view.event(event)

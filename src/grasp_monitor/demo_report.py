@@ -231,7 +231,7 @@ def event_line(event: dict[str, str]) -> str:
 def status_lines(scenario: str, phase: str, sim_time_s: float, pad_forces: Sequence[float],
                  energy_j: float | None, events: Sequence[dict[str, str]]) -> list[str]:
     """Return the live view's block: phase, time, contact force, energy, events so far."""
-    force = ' '.join(f'{f:7.2f}' for f in pad_forces)
+    force = ' '.join(f'{f:7.2f}' for f in pad_forces) or '-'  # none yet in this trial
     energy = '-' if energy_j is None else f'{energy_j:.4g}'
     fired = ', '.join(f'{e["type"]} {float(e["trial_time_s"]):.2f}s' for e in events
                       if e['type'] in SHOWN_EVENTS) or '-'

@@ -40,6 +40,9 @@ STAMPED_FIRST_FIELDS = frozenset(('std_msgs/Header', 'builtin_interfaces/Time'))
 #: rmw enum values of the QoS policies rosbag2 writes (and their short names).
 RELIABILITY = {'reliable': 1, 'best_effort': 2}
 DURABILITY = {'transient_local': 1, 'volatile': 2}
+#: A stamp later than its log time by more than this is on another clock, ns (no message
+#: is published after it is received; the slack covers the node clock lagging /clock).
+MAX_STAMP_AHEAD_NS = 1_000_000_000
 #: A replay this late (wall s) starts pacing afresh from the late message.
 MAX_LAG_S = 0.02
 COMPRESSION = {'none': CompressionType.NONE, 'lz4': CompressionType.LZ4,
@@ -298,12 +301,20 @@ class McapRecordingWriter:
         self.counts[topic] += 0
 
     def write(self, topic: str, data: bytes, log_time_ns: int) -> None:
-        """Append one CDR message; publish time is its header stamp if it has a nonzero one."""
+        """Append one CDR message, logged at ``log_time_ns``.
+
+        Its publish time is the stamp it starts with (header or time), unless it has none,
+        a zero one, or one more than ``MAX_STAMP_AHEAD_NS`` after the log time: a stamp
+        on another clock (a wall-clock stamp recorded on simulated time, say). Then it
+        is the log time, so every record is on the recording's one clock.
+        """
         channel_id, stamped = self._channels[topic]
-        publish_time_ns = cdr_stamp_ns(data) if stamped else None
+        stamp_ns = cdr_stamp_ns(data) if stamped else None
+        publish_time_ns = stamp_ns if stamp_ns and \
+            stamp_ns <= log_time_ns + MAX_STAMP_AHEAD_NS else log_time_ns
         self._writer.add_message(
             channel_id, log_time=log_time_ns, data=data,
-            publish_time=publish_time_ns or log_time_ns, sequence=self.counts[topic])
+            publish_time=publish_time_ns, sequence=self.counts[topic])
         self.counts[topic] += 1
 
     def close(self) -> None:
@@ -381,13 +392,15 @@ def recording_start_ns(path: str | os.PathLike) -> int:
     return statistics.message_start_time if statistics is not None else 0
 
 
-def read_messages(path: str | os.PathLike,
-                  topics: Iterable[str] | None = None) -> Iterator[RecordedMessage]:
+def read_messages(path: str | os.PathLike, topics: Iterable[str] | None = None,
+                  log_time_order: bool = True) -> Iterator[RecordedMessage]:
     """Yield the CDR messages of a finished recording in log-time order.
 
     Args:
         path: the MCAP file.
         topics: only these topics (None: all).
+        log_time_order: in log-time order; False: in the order they were written
+            (the same, unless log time went back: a reset of a simulated clock).
 
     Raises:
         ConfigError: not a readable MCAP file.
@@ -396,8 +409,8 @@ def read_messages(path: str | os.PathLike,
     with _open(path) as stream:
         try:
             reader = make_reader(stream)
-            for _, channel, message in reader.iter_messages(topics=wanted,
-                                                            log_time_order=True):
+            for _, channel, message in reader.iter_messages(
+                    topics=wanted, log_time_order=log_time_order):
                 yield RecordedMessage(channel.topic, message.data, message.log_time,
                                       message.publish_time)
         except (McapError, struct.error) as error:
@@ -472,7 +485,12 @@ class PlaybackConfig:
 
 
 class Player:
-    """Plays a finished recording's messages in log-time order, paced against the wall clock.
+    """Plays a finished recording's messages as recorded, paced by log time on the wall clock.
+
+    Messages go out in the order they were written, which is log-time order unless log
+    time went back (a recording on simulated time across a reset): pacing then starts
+    afresh from the message that went back, so each timeline plays as it ran. A made
+    clock never goes back: it ticks again once log time passes its last tick.
 
     The clock is the recording's own clock topic when it has one (each message's stamp);
     otherwise one is made from the log times. Pausing and resuming are safe from other
@@ -562,8 +580,12 @@ class Player:
         """Play the file once; False when stopped."""
         period = self.config.clock_period_ns if self._clock is not None else 0
         next_tick_ns: int | None = None
+        last_ns: int | None = None
         self.clock_ns = None
-        for message in read_messages(self.path, sorted(self.played)):
+        for message in read_messages(self.path, sorted(self.played), log_time_order=False):
+            if last_ns is not None and message.log_time_ns < last_ns:
+                self.pacer.rebase()  # a new timeline (a reset), not lateness
+            last_ns = message.log_time_ns
             if not self.recorded_clock and period:
                 next_tick_ns = message.log_time_ns if next_tick_ns is None else next_tick_ns
                 while next_tick_ns <= message.log_time_ns:

@@ -6,6 +6,7 @@ from collections import Counter
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.events import EventRecord
@@ -21,14 +22,15 @@ from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
-from std_msgs.msg import Float64
 
 
 INTERFACES = (
-    publishes('grasp_metrics/energy', 'std_msgs/msg/Float64', 'default',
-              'energy metric, J, every sample in a trial'),
-    publishes('grasp_metrics/reward', 'std_msgs/msg/Float64', 'default',
-              'weighted total of the criteria, at each trial end'),
+    publishes('grasp_metrics/energy', 'geometry_msgs/msg/Vector3Stamped', 'default',
+              'energy metric, J, in `vector.x`, every sample in a trial, stamped with '
+              "the sample's time"),
+    publishes('grasp_metrics/reward', 'geometry_msgs/msg/Vector3Stamped', 'default',
+              'weighted total of the criteria in `vector.x`, at each trial end, stamped '
+              'when it is known (node clock)'),
     diagnostics('energy OK/WARN/ERROR against the thresholds; each criterion, the reward, '
                 'their trial and its samples'),
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
@@ -46,8 +48,10 @@ class GraspMetricsNode(Node):
     up to each (as the monitor does), so they do not depend on when messages arrive.
 
     Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
-    Publishes: ``grasp_metrics/energy`` (Float64, J, every sample in a trial),
-    ``grasp_metrics/reward`` (Float64, weighted total, at each trial end), ``/diagnostics``
+    Publishes: ``grasp_metrics/energy`` (Vector3Stamped: J in ``vector.x``, every sample
+    in a trial, stamped with the sample's time), ``grasp_metrics/reward`` (Vector3Stamped:
+    weighted total in ``vector.x``, at each trial end, stamped with the node clock: the
+    simulated time it became known under ``use_sim_time``), ``/diagnostics``
     (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward,
     their trial and its samples).
     Subscribes: ``ground_truth/<object>``, ``ground_truth/<pad>`` (Odometry),
@@ -67,8 +71,8 @@ class GraspMetricsNode(Node):
         self.samples = 0
         group = MutuallyExclusiveCallbackGroup()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
-        self.energy_pub = self.create_publisher(Float64, 'grasp_metrics/energy', 10)
-        self.reward_pub = self.create_publisher(Float64, 'grasp_metrics/reward', 10)
+        self.energy_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/energy', 10)
+        self.reward_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/reward', 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         for body in (p['object'], *p['pads']):
             self.create_subscription(Odometry, f'ground_truth/{body}',
@@ -130,9 +134,11 @@ class GraspMetricsNode(Node):
 
     def _publish(self, energies, reports) -> None:
         for energy in energies:
-            self.energy_pub.publish(Float64(data=float(energy.max_energy_j)))
+            self.energy_pub.publish(conversions.stamped_value_to_msg(
+                energy.max_energy_j, conversions.time_to_msg(energy.time_s)))
         for report in reports:
-            self.reward_pub.publish(Float64(data=report.total))
+            self.reward_pub.publish(conversions.stamped_value_to_msg(
+                report.total, self.get_clock().now().to_msg()))
 
     def _publish_diagnostics(self) -> None:
         energy = self.metrics.last_energy

@@ -15,14 +15,18 @@ from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.recorder_parameters import PARAMETERS
 from grasp_monitor.recording import McapRecordingWriter, offered_qos, TopicSelection
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 
 INTERFACES = (
-    diagnostics('messages per topic, topics skipped'),
+    diagnostics('messages per topic, topics skipped, messages held until the first /clock '
+                '(1 Hz of wall time)'),
     subscribes('*', '*', 'offered', 'each selected topic, raw, as its publishers appear'),
 )
+#: Messages held while a node on simulated time waits for its first /clock.
+MAX_HELD = 100_000
 
 
 class RecorderNode(Node):
@@ -32,8 +36,12 @@ class RecorderNode(Node):
     compression, discovery_period).
     Subscribes: every selected topic, raw, with the reliability and durability its
     publishers offer (re-discovered every ``discovery_period``).
-    Publishes: ``/diagnostics`` (1 Hz: messages per topic, topics skipped).
-    Log time is the receive time on the node clock; publish time the header stamp.
+    Publishes: ``/diagnostics`` (1 Hz of wall time: messages per topic, topics skipped).
+    Log time is the receive time on the node clock (simulated time under
+    ``use_sim_time``); publish time the message's header stamp (or the stamp it starts
+    with), else the log time. Under ``use_sim_time`` the messages received before the
+    first ``/clock`` (transient-local ones, say) are held and written when it comes, at
+    its time; any still held at the end are written at time 0.
     The file is finished (summary, indexes, footer) when the node is destroyed.
     """
 
@@ -51,9 +59,15 @@ class RecorderNode(Node):
         self.skipped: dict[str, str] = {}
         self.group = MutuallyExclusiveCallbackGroup()
         self.subscriptions_by_topic: dict[str, object] = {}
+        self.held: list[tuple[str, bytes]] = []
+        self.dropped_before_clock = 0
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_timer(p['discovery_period'], self._discover, callback_group=self.group)
-        self.create_timer(1.0, self._publish_diagnostics, callback_group=self.group)
+        # wall-time timers: a paused simulation stops /clock, not discovery or diagnostics
+        steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.create_timer(p['discovery_period'], self._discover, callback_group=self.group,
+                          clock=steady)
+        self.create_timer(1.0, self._publish_diagnostics, callback_group=self.group,
+                          clock=steady)
         self.get_logger().info(f'recording to {self.writer.path}')
         self._discover()
 
@@ -63,6 +77,8 @@ class RecorderNode(Node):
             self.get_logger().warning(f'not recording {topic}: {reason}')
 
     def _discover(self) -> None:
+        with self.lock:
+            self._flush_held(self._now_ns())
         for topic, types in self.get_topic_names_and_types():
             if topic in self.subscriptions_by_topic or not self.selection.wants(topic):
                 continue
@@ -89,15 +105,42 @@ class RecorderNode(Node):
                 qos_profile(qos, qos.depth), callback_group=self.group, raw=True)
             self.get_logger().info(f'recording {topic} ({types[0]})')
 
+    def _now_ns(self) -> int | None:
+        """Return the node clock's time, ns; None on simulated time before any /clock."""
+        clock = self.get_clock()
+        now_ns = clock.now().nanoseconds
+        return None if now_ns == 0 and clock.ros_time_is_active else now_ns
+
+    def _flush_held(self, now_ns: int | None) -> None:
+        """Write the held messages at ``now_ns`` (nothing while it is None); under the lock."""
+        if now_ns is not None and self.held and not self.writer.closed:
+            for topic, data in self.held:
+                self.writer.write(topic, data, now_ns)
+            self.held.clear()
+
     def _write(self, topic: str, data: bytes) -> None:
         with self.lock:
-            if not self.writer.closed:
-                self.writer.write(topic, data, self.get_clock().now().nanoseconds)
+            if self.writer.closed:
+                return
+            now_ns = self._now_ns()
+            if now_ns is None:
+                if len(self.held) < MAX_HELD:
+                    self.held.append((topic, data))
+                else:
+                    self.dropped_before_clock += 1
+                    self.get_logger().warning(
+                        f'no /clock yet: {MAX_HELD} messages held, dropping more',
+                        throttle_duration_sec=5.0)
+                return
+            self._flush_held(now_ns)
+            self.writer.write(topic, data, now_ns)
 
     def _publish_diagnostics(self) -> None:
         counts = dict(self.writer.counts)
         values: dict[str, object] = {'path': self.writer.path, 'topics': len(counts),
-                                     'messages': sum(counts.values())}
+                                     'messages': sum(counts.values()),
+                                     'held_before_clock': len(self.held),
+                                     'dropped_before_clock': self.dropped_before_clock}
         values.update({f'messages.{topic}': n for topic, n in sorted(counts.items())})
         values.update({f'skipped.{topic}': why for topic, why in sorted(self.skipped.items())})
         msg = DiagnosticArray()
@@ -111,6 +154,10 @@ class RecorderNode(Node):
     def close(self) -> None:
         """Finish the file; later messages are dropped."""
         with self.lock:
+            if self.held:
+                self.get_logger().warning(
+                    f'no /clock came: {len(self.held)} messages written at time 0')
+                self._flush_held(0)
             self.writer.close()
 
     def destroy_node(self) -> None:
