@@ -347,22 +347,27 @@ def diagnostic_status(
 VERDICT = 'verdict'
 
 
-def verdict_to_msg(time_s: float, command: str, next_s: float, node: str) -> DiagnosticArray:
-    """Build the monitor's verdict on the sample at ``time_s``: command, next sample due."""
+def verdict_to_msg(time_s: float, command: str, next_s: float, stale: bool,
+                   node: str) -> DiagnosticArray:
+    """Build the monitor's verdict on the sample at ``time_s``: command, next sample due.
+
+    A stale sample's verdict is STALE-level: the clock, not the inputs, made it.
+    """
     msg = DiagnosticArray()
     msg.header.stamp = time_to_msg(time_s)
-    msg.status = [diagnostic_status(f'{node}: {VERDICT}', 'OK', command,
+    msg.status = [diagnostic_status(f'{node}: {VERDICT}', 'STALE' if stale else 'OK', command,
                                     {'next_s': repr(next_s)})]
     return msg
 
 
-def verdict_from_msg(msg: DiagnosticArray) -> tuple[float, str, float] | None:
-    """Return (sample time s, command, next sample s), or None for another message."""
+def verdict_from_msg(msg: DiagnosticArray) -> tuple[float, str, float, bool] | None:
+    """Return (sample time s, command, next sample s, stale), or None for another message."""
     for status in msg.status:
         if status.name.endswith(f': {VERDICT}'):
             values = {kv.key: kv.value for kv in status.values}
             try:
-                return time_from_msg(msg.header.stamp), status.message, float(values['next_s'])
+                return (time_from_msg(msg.header.stamp), status.message,
+                        float(values['next_s']), status.level == DiagnosticStatus.STALE)
             except (KeyError, ValueError):
                 return None
     return None

@@ -180,7 +180,7 @@ class GraspMonitorNode(Node):
             self._emit(update.records)
             self.verdict_pub.publish(conversions.verdict_to_msg(
                 sample.time_s, update.command.value, sample.time_s + self.period_s,
-                self.get_name()))
+                sample.stale, self.get_name()))
             if update.command is Command.ACTIVATE and 'start' in self.force_clients:
                 self.force_clients['start'].call_async(Trigger.Request())
             elif update.command is Command.STOP and 'stop' in self.force_clients:

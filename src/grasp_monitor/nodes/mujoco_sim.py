@@ -178,7 +178,7 @@ class MujocoSimNode(Node):
         verdict = conversions.verdict_from_msg(msg)
         if verdict is None:
             return
-        stamp_s, command, next_s = verdict
+        stamp_s, command, next_s, stale = verdict
         with self._answered:
             now_s = self.sim.time_s
             if not 0.0 < stamp_s <= now_s + self._tolerance_s:
@@ -189,8 +189,9 @@ class MujocoSimNode(Node):
                     self.get_logger().warning(
                         f'{command} for {stamp_s:.4f} s applied late, at {now_s:.4f} s')
                 self._force(command == 'ACTIVATE')
-            if self.lockstep:
-                self._monitor = True
+            # A stale sample came from the clock, not the inputs: waiting for the next
+            # one would hold the clock it needs.
+            self._monitor = self.lockstep and not stale
             self._verdict_due_s = next_s
             self._answered.notify_all()
 
@@ -208,8 +209,9 @@ class MujocoSimNode(Node):
         A controller joins by answering a /clock with a servo_commands message stamped
         with that clock's time; from then on each tick waits for its answer (the clock is
         sent again every 50 ms while it is missing). The monitor joins with its first
-        verdict; a tick at or after the sample it owes next waits for that verdict, so a
-        grasp starts the force test at its own sample. A peer that leaves the graph or
+        verdict on a fresh sample (and leaves with a stale one); a tick at or after the
+        sample it owes next waits for that verdict, so a grasp starts the force test at
+        its own sample. A peer that leaves the graph or
         stays silent ``LOCKSTEP_PATIENCE_S`` of wall time is dropped (and may join again).
         """
         if not (self._peer or self._monitor):
