@@ -53,3 +53,18 @@ def test_pick_lift_in_the_loaded_graph_is_the_offline_trial(tmp_path, two_busy_l
     # and the recording lost nothing the graph published, however busy the machine
     counted = [row for row in summary['counts'] if row['matches'] is not None]
     assert len(counted) >= 8 and all(row['matches'] for row in counted), counted
+
+
+@pytest.mark.parametrize('scenario', ['multi_block', 'industrial_arm'])
+def test_a_monitored_scene_of_set_length_is_the_offline_trial(tmp_path, scenario):
+    # no controller: the trial lasts the set length, and the simulator pauses on its tick
+    offline = run_cli(scenario, '--duration', 3, '--output-dir', tmp_path / 'run')
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    expected = json.loads((tmp_path / 'run' / 'latest' / 'run.json').read_text())
+    process, summary = run_demo(tmp_path / 'demo', '--scenario', scenario, '--duration', '3')
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
+    assert trial(summary['events']) == trial(expected['events'])
+    assert trial(summary['events'])[-1] == ('trial_end', 3.0)
+    for name, value in expected['criteria'].items():
+        assert summary['criteria'][name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
+    assert summary['reward'] == pytest.approx(expected['reward'], rel=RTOL)

@@ -78,12 +78,12 @@ def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, 
     reliability = {'sensor': ReliabilityPolicy.BEST_EFFORT if best_effort
                    else ReliabilityPolicy.RELIABLE,
                    'events': ReliabilityPolicy.RELIABLE, 'default': ReliabilityPolicy.RELIABLE,
-                   'verdicts': ReliabilityPolicy.RELIABLE,
+                   'verdicts': ReliabilityPolicy.RELIABLE, 'deep': ReliabilityPolicy.RELIABLE,
                    'tf': ReliabilityPolicy.RELIABLE, 'tf_static': ReliabilityPolicy.RELIABLE}
     durability = {'sensor': DurabilityPolicy.VOLATILE, 'default': DurabilityPolicy.VOLATILE,
                   'events': DurabilityPolicy.TRANSIENT_LOCAL, 'tf': DurabilityPolicy.VOLATILE,
                   'tf_static': DurabilityPolicy.TRANSIENT_LOCAL,
-                  'verdicts': DurabilityPolicy.VOLATILE}
+                  'verdicts': DurabilityPolicy.VOLATILE, 'deep': DurabilityPolicy.VOLATILE}
     for endpoint in found():
         kind, topic = endpoint[:2]
         qos = declared_matches(declared, endpoint, name, namespace)[0].qos

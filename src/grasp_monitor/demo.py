@@ -543,7 +543,8 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
     try:
         view.note(f'starting {", ".join(plan.nodes)}' + (
             f' and the {RECORDER}' if recorder_available() else '') + '; logs in ' + str(logs))
-        graph.start('mujoco_sim')
+        # a set length ends on its own tick: the simulator pauses there by itself
+        graph.start('mujoco_sim', **({'pause_at': duration_s} if duration_s else {}))
         for name in plan.nodes[1:]:
             extra = {'event_log': output / 'events.jsonl'} if name == 'grasp_monitor' else {}
             graph.start(name, use_sim_time='true', **extra)
@@ -694,6 +695,8 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     if plan.has_controller:  # its script restarts when the reset's time reaches it
         watcher.call(watcher.trigger['grasp_controller/start'], watcher.Trigger.Request())
     watcher.pause(False)
+    # a status from before the resume may still say paused
+    running_seq = watcher.snapshot(lambda seen: seen.sim_status_seq) + 1
     view.note(f'trial {trial_id} running' + (f' for {duration_s:g} s' if duration_s else ''))
     shown = 0
     deadline = time.monotonic() + options.timeout_s
@@ -713,7 +716,9 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
                                  sim_time_s, forces, energy, events))
         if any(e.get('type') == 'trial_end' for e in events):
             reason = 'the monitor ended the trial'
-        elif duration_s is not None and sim_time_s >= duration_s:
+        elif duration_s is not None and sim_time_s >= duration_s - 1e-9 and \
+                watcher.snapshot(lambda seen: seen.sim_status_seq > running_seq
+                                 and seen.sim_status.get('paused') == 'True'):
             reason = f'{duration_s:g} s simulated'
         elif time.monotonic() > deadline:
             reason = f'timeout after {options.timeout_s:g} s'

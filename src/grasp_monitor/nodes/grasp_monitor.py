@@ -35,8 +35,9 @@ INTERFACES = (
     publishes('grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
               'one per event: name = event, values = time, trial, step, details'),
     publishes('grasp_monitor/verdicts', 'diagnostic_msgs/msg/DiagnosticArray', 'verdicts',
-              'one per sample, stamped with it: message = CONTINUE, ACTIVATE or STOP, '
-              'next_s = the next sample; a lockstep simulator waits for it'),
+              'one per sample, stamped with it: message = what it asks of `simulator` '
+              '(CONTINUE, ACTIVATE or STOP), next_s = the next sample; a lockstep '
+              'simulator waits for it'),
     diagnostics('monitor status: stale or fresh input, pad forces'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
     subscribes('ground_truth/<object>', 'nav_msgs/msg/Odometry', 'sensor',
@@ -178,8 +179,10 @@ class GraspMonitorNode(Node):
         for sample in self.inputs.due(now_s):
             update = self.monitor.update(sample)
             self._emit(update.records)
+            # what it asks of its simulator: nothing without one (`simulator` "")
+            asked = update.command if self.force_clients else Command.CONTINUE
             self.verdict_pub.publish(conversions.verdict_to_msg(
-                sample.time_s, update.command.value, sample.time_s + self.period_s,
+                sample.time_s, asked.value, sample.time_s + self.period_s,
                 sample.stale, self.get_name()))
             if update.command is Command.ACTIVATE and 'start' in self.force_clients:
                 self.force_clients['start'].call_async(Trigger.Request())

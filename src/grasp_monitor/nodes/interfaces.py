@@ -18,6 +18,7 @@ QOS = {
     'sensor': 'reliable (best effort with `qos.best_effort`), volatile, depth `qos.depth`',
     'events': 'reliable, transient local, depth 100',
     'verdicts': 'reliable, volatile, depth 100',
+    'deep': 'reliable, volatile, depth 1000',
     'offered': "each topic's publishers' reliability and durability",
     'default': 'reliable, volatile, depth 10',
     'tf': 'reliable, volatile, depth 100 (as tf2 broadcasters and listeners)',

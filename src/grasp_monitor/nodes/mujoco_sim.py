@@ -94,7 +94,8 @@ class MujocoSimNode(Node):
         if p['force_test.start_time'] > 0.0:
             self.sim.schedule_force_test(self.force_test, self.force_body,
                                          p['force_test.start_time'])
-        self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor']),
+        self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor'],
+                                                    p['pause_at']),
                                 on_tick=self._publish,
                                 gate=self._inputs_in if p['lockstep'] else None)
         self.lockstep = p['lockstep']
@@ -109,6 +110,7 @@ class MujocoSimNode(Node):
         # The monitor's verdicts: the next sample it owes (s), whether it is a peer.
         self._verdict_due_s = math.inf
         self._monitor = False
+        self._monitor_dropped = False
         self.late_verdicts = 0
         self.tactile = p['tactile'] and bool(scene.pads)
         tick_rate_hz = 1.0 / (self.runner.steps_per_tick * self.sim.timestep_s)
@@ -147,7 +149,7 @@ class MujocoSimNode(Node):
             self.thread.start()
 
     def _publish(self, sim: Simulator) -> None:
-        if self.runner.ticks % self.clock_every == 0:
+        if self.runner.on_grid(self.clock_every):
             self.clock_pub.publish(conversions.clock_to_msg(sim.time_s))
         self.joint_pub.publish(conversions.joint_state_to_msg(sim.joint_states()))
         odometry = conversions.odometry_from_body_arrays(sim.body_arrays())
@@ -191,7 +193,7 @@ class MujocoSimNode(Node):
                 self._force(command == 'ACTIVATE')
             # A stale sample came from the clock, not the inputs: waiting for the next
             # one would hold the clock it needs.
-            self._monitor = self.lockstep and not stale
+            self._monitor = self.lockstep and not stale and not self._monitor_dropped
             self._verdict_due_s = next_s
             self._answered.notify_all()
 
@@ -231,12 +233,17 @@ class MujocoSimNode(Node):
                     gone = not self.count_publishers(self.resolve_topic_name(topic))
                     if gone or waited_s >= LOCKSTEP_PATIENCE_S:
                         if missing == 'verdicts':
+                            # until a reset: a monitor whose samples need ticks past the
+                            # one it owes (rates off the grid) would hold every sample
                             self._monitor = False
+                            self._monitor_dropped = True
                         else:
                             self._peer = False
                         self.get_logger().warning(
                             f'lockstep: no {missing} for {now_s:.4f} s after '
-                            f'{waited_s:.1f} s; not waiting for them until they come again')
+                            f'{waited_s:.1f} s; not waiting for them' + (
+                                ' until a reset (are its samples on the published ticks?)'
+                                if missing == 'verdicts' else ' until they come again'))
                         continue
                     if missing == 'servo_commands':
                         self.clock_pub.publish(conversions.clock_to_msg(now_s))
@@ -251,6 +258,7 @@ class MujocoSimNode(Node):
         with self._answered:
             self._answer_s = -math.inf
             self._monitor = False  # joins again with its first verdict of the new timeline
+            self._monitor_dropped = False
             self._verdict_due_s = math.inf
         response.success, response.message = True, f'reset {self.sim.scene.name}'
         return response

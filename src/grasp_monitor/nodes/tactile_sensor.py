@@ -72,7 +72,7 @@ class TactileSensorNode(Node):
         runner.add_tick_callback(self._on_tick)
 
     def _on_tick(self, sim: Simulator) -> None:
-        if self.runner.ticks % self.every:
+        if not self.runner.on_grid(self.every):
             return
         try:
             reading = self.arrays.compute()

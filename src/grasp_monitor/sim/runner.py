@@ -19,15 +19,20 @@ class RunConfig:
         publish_rate_hz: ticks per simulated second; each tick steps the physics
             ``round(1 / (publish_rate_hz * timestep))`` times and calls back.
         real_time_factor: simulated seconds per wall second; 0 runs as fast as possible.
+        pause_at_s: pause by itself once simulated time reaches this, on every
+            timeline (after each reset), once its gate let that tick in; 0: never.
     """
 
     publish_rate_hz: float = 500.0
     real_time_factor: float = 1.0
+    pause_at_s: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0 < self.publish_rate_hz <= 10000:
             raise ConfigError(
                 f'publish_rate_hz must be in (0, 10000], got {self.publish_rate_hz}')
+        if not (0 <= self.pause_at_s < float('inf')):
+            raise ConfigError(f'pause_at_s must be finite and >= 0, got {self.pause_at_s}')
         if not 0 <= self.real_time_factor <= 1000:
             raise ConfigError(
                 f'real_time_factor must be in [0, 1000] (0 = as fast as possible), '
@@ -74,6 +79,7 @@ class SimRunner:
         self.lock = threading.RLock()
         self.ticks = 0
         self.pacer = Pacer(config.real_time_factor)
+        self._paused_at = False  # paused at pause_at_s on this timeline
 
     @property
     def paused(self) -> bool:
@@ -103,6 +109,15 @@ class SimRunner:
             if callback in self.control_callbacks:
                 self.control_callbacks.remove(callback)
 
+    def on_grid(self, every: int) -> bool:
+        """Whether the tick just taken ends on every ``every``-th tick of simulated time.
+
+        On the time, not on a count of ticks: after a reset the same stamps come out, so
+        a sample grid of the consumers (k / rate) stays on the published stamps.
+        """
+        tick_s = self.steps_per_tick * self.sim.timestep_s
+        return round(self.sim.time_s / tick_s) % every == 0
+
     def add_control_callback(self, callback: Callable[[Simulator], None]) -> None:
         """Call ``callback(sim)`` before every tick's step from now on (remove as above)."""
         with self.lock:
@@ -130,6 +145,22 @@ class SimRunner:
                 callback(self.sim)
         return ok
 
+    def _pause_here(self) -> bool:
+        """Pause at ``pause_at_s`` once per timeline; True when it just paused."""
+        at_s = self.config.pause_at_s
+        if not at_s:
+            return False
+        with self.lock:
+            now_s = self.sim.time_s
+            if now_s < at_s - 0.5 * self.sim.timestep_s:
+                self._paused_at = False  # a reset sent time back before it
+                return False
+            if self._paused_at:
+                return False
+            self._paused_at = True
+            self.pacer.set_paused(True)
+            return True
+
     def run(self, duration_s: float | None = None) -> None:
         """Tick until ``stop()``, or until ``duration_s`` of simulated time has passed."""
         pacer = self.pacer
@@ -149,5 +180,7 @@ class SimRunner:
                     if pacer.stopped or pacer.paused:
                         continue
             if self.gate is not None and not self.gate():
+                continue
+            if self._pause_here():
                 continue
             self.tick()
