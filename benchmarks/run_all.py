@@ -72,6 +72,8 @@ BENCHMARKS = (
               ('--trials', '2', '--rate', '200', '--tactile-rate', '100')),
     Benchmark('slip_latency_1khz', 'bench_slip_latency.py', ('--trials', '40'),
               ('--trials', '1')),
+    Benchmark('lockstep', 'bench_lockstep.py', ('--repeats', '2'),
+              ('--repeats', '1', '--rates', '1')),
 )
 
 

@@ -136,7 +136,8 @@ class GraspControllerNode(Node):
     def _publish_diagnostics(self) -> None:
         self._published_phase = self.phase
         msg = DiagnosticArray()
-        msg.header.stamp = self.get_clock().now().to_msg()
+        # hosted: the simulator's time, as every stamp the graph gives
+        msg.header.stamp = conversions.time_to_msg(self._now_s())
         msg.status = [conversions.diagnostic_status(
             f'{self.get_fully_qualified_name()}: script', 'OK', self.phase,
             {'phase': self.phase, 'grip_force_n': self.script.grip_force_n})]

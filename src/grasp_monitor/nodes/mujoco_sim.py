@@ -295,7 +295,8 @@ class MujocoSimNode(Node):
                        'refused_commands': sum(self.refused.values())})
         values.update({f'refused.{k}': v for k, v in self.refused.items()})
         msg = DiagnosticArray()
-        msg.header.stamp = self.get_clock().now().to_msg()
+        # on its own simulated time, whatever use_sim_time says: the time it reports on
+        msg.header.stamp = conversions.time_to_msg(self.sim.time_s)
         msg.status = [conversions.diagnostic_status(
             f'{self.get_fully_qualified_name()}: simulation', level, message, values,
             self.sim.scene.name)]
