@@ -22,6 +22,7 @@ QOS = {
     'default': 'reliable, volatile, depth 10',
     'tf': 'reliable, volatile, depth 100 (as tf2 broadcasters and listeners)',
     'tf_static': 'reliable, transient local, depth 1 (as tf2 static broadcasters)',
+    'latched': 'reliable, transient local, depth 1',
     'service': 'services default',
 }
 
