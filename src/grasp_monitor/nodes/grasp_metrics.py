@@ -38,7 +38,7 @@ INTERFACES = (
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
                '`object` and each of `pads`'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
-               'each of `pads`, without `contacts`'),
+               'each of `pads`: contacts estimated from the taxels', when='!contacts'),
     subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
                "the pads' contacts (mujoco_sim's `contacts`)", when='contacts'),
     subscribes('<contacts>/bodies', 'std_msgs/msg/String', 'latched',

@@ -42,7 +42,7 @@ INTERFACES = (
     diagnostics('monitor status: stale or fresh input, pad forces, basis (contacts or '
                 'taxels (estimate))'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
-               'each of `pads`, without `contacts`'),
+               'each of `pads`: contacts estimated from the taxels', when='!contacts'),
     subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
                "the pads' contacts (mujoco_sim's `contacts`)", when='contacts'),
     subscribes('<contacts>/bodies', 'std_msgs/msg/String', 'latched',

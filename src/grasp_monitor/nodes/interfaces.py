@@ -44,7 +44,8 @@ class Endpoint:
         interface: its type, ``package/msg/Name`` or ``package/srv/Name``; ``*`` for any.
         qos: a key of ``QOS``.
         description: what flows, with units.
-        when: a parameter that must be non-empty (or true) for the endpoint to exist.
+        when: a parameter that must be non-empty (or true) for the endpoint to exist;
+            ``!name``: one that must be empty (or false).
     """
 
     kind: str
@@ -148,4 +149,5 @@ def compare(declared, found, name: str, namespace: str) -> tuple[list, list]:
 
 def expected(declared, parameters: dict) -> list[Endpoint]:
     """Return the declarations a node creates with ``parameters`` (name: value)."""
-    return [d for d in declared if not d.when or parameters[d.when]]
+    return [d for d in declared if not d.when or (
+        not parameters[d.when[1:]] if d.when.startswith('!') else parameters[d.when])]
