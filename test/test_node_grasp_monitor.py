@@ -98,8 +98,7 @@ def monitor_status(diagnostics):
 
 
 @pytest.mark.parametrize('contacts', ['contacts', ''])
-def test_pads_pressing_the_table_make_no_contact_unless_read_from_taxels(ros, tmp_path,
-                                                                        contacts):
+def test_pads_on_the_table_make_no_contact_unless_read_from_taxels(ros, tmp_path, contacts):
     start_monitor(ros, tmp_path, contacts=contacts)
     client = ros.client()
     hand = ScriptedHand(client)
