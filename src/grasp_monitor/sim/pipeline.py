@@ -248,7 +248,6 @@ class OfflinePipeline:
                 raise ConfigError(f'body {body!r} has no ground truth in scene {scene.name}; '
                                   f'valid: {", ".join(tracked)}')
         truth = list(dict.fromkeys(truth))
-        self._object = truth[0]
         if self.config.contacts and metrics is not None and metrics.object_name != truth[0]:
             raise ConfigError(f'the metrics object {metrics.object_name!r} must be the '
                               f"monitor's, {truth[0]!r}: the contacts are those with it")
