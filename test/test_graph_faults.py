@@ -4,8 +4,9 @@ One graph serves the module, the tests in order: each kills, pauses or breaks so
 and leaves the graph whole again. SIGKILL and restart the monitor (its log keeps both
 lives' events), the metrics and the controller; the simulator killed and restarted without
 its tactile sensor and its contacts (the monitor reports STALE, never a slip or a timeout)
-and with them (the monitor recovers); a paused clock fires no timeout; a servo command a user could send
-makes the physics diverge: the trial ends with an event and the simulator serves on.
+and with them (the monitor recovers); a paused clock fires no timeout; a servo command a
+user could send makes the physics diverge: the trial ends with an event and the simulator
+serves on.
 test_graph_monitor_kill.py has the monitor's kill alone; test_node_grasp_monitor.py the
 monitor's staleness in process.
 """
