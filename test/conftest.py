@@ -77,16 +77,31 @@ def publish_until(publish, predicate, timeout_s=20.0, every_s=0.5):
 
 
 class ScriptedHand:
-    """Publishes tactile clouds, object odometry and finger joint states at 100 Hz."""
+    """Publishes tactile clouds, contacts, object odometry and finger joint states at 100 Hz.
+
+    Each pad presses ``pad_force_n`` on the body ``touching`` names (the object unless
+    told), as a simulator's ``contacts`` name it (body names on ``contacts/bodies``).
+    """
+
+    #: Body names by id, as mujoco_sim publishes them on contacts/bodies.
+    BODIES = ('world', 'table', 'object', 'finger_left', 'finger_right')
 
     def __init__(self, node):
         from nav_msgs.msg import Odometry
         from sensor_msgs.msg import JointState, PointCloud2
+        from std_msgs.msg import String
+
+        from grasp_monitor import conversions
+        from grasp_monitor.nodes.common import LATCHED_QOS
         self.node = node
         self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
+        self.touching = {'finger_left': 'object', 'finger_right': 'object'}
         self.silent = False
         self.pads = {pad: node.create_publisher(
             PointCloud2, f'tactile/{pad}', 10) for pad in self.pad_force_n}
+        self.contacts = node.create_publisher(PointCloud2, 'contacts', 10)
+        self.names = node.create_publisher(String, 'contacts/bodies', LATCHED_QOS)
+        self.names.publish(conversions.body_names_to_msg(self.BODIES))
         self.bodies = {body: node.create_publisher(Odometry, f'ground_truth/{body}', 10)
                        for body in ('object', 'finger_left', 'finger_right')}
         self.joints = node.create_publisher(JointState, 'joint_states', 10)
@@ -97,9 +112,11 @@ class ScriptedHand:
         from sensor_msgs.msg import JointState
 
         from grasp_monitor import conversions
+        from grasp_monitor.core.pad_contacts import PadContacts
         if self.silent:
             return
         now_s = self.node.get_clock().now().nanoseconds * 1e-9
+        rows = []
         for pad, force in self.pad_force_n.items():
             # two taxels on the inner face, each carrying half the force, pad frame
             sign = 1.0 if pad == 'finger_left' else -1.0
@@ -107,6 +124,15 @@ class ScriptedHand:
             positions = np.array([[0.0, -sign * 0.005, 0.01], [0.0, -sign * 0.005, -0.01]])
             self.pads[pad].publish(
                 conversions.tactile_cloud_to_msg(positions, forces, pad, now_s))
+            if force > 0.0:  # the same two contacts, world frame, the pad pushing inwards
+                for z in (0.01, -0.01):
+                    rows.append(([0.0, sign * 0.025, z], [0.0, -sign, 0.0],
+                                 [0.0, -sign * force / 2, 0.0], self.BODIES.index(pad),
+                                 self.BODIES.index(self.touching[pad])))
+        points, normals, forces, pads, others = zip(*rows) if rows else ([], [], [], [], [])
+        self.contacts.publish(conversions.pad_contacts_to_msg(PadContacts(
+            np.reshape(points, (-1, 3)), np.reshape(normals, (-1, 3)),
+            np.reshape(forces, (-1, 3)), pads, others, now_s)))
         for body, y in (('object', 0.0), ('finger_left', 0.03), ('finger_right', -0.03)):
             odometry = Odometry()
             odometry.header.stamp = conversions.time_to_msg(now_s)

@@ -49,6 +49,7 @@ def test_run_writes_events_criteria_and_reward_as_the_demo_summary_does(two_runs
     assert result['reward'] == pytest.approx(sum(result['criteria'].values()))
     assert result['reward'] > 4.0, result['criteria']  # a grasp, held
     assert result['params_file'] == str(default_params_file('pick_lift'))
+    assert result['basis'] == 'contacts'  # the pads' contacts with the object
     # the print-out shows them too
     assert 'criteria        time 1.000' in runs[1].stdout
     assert f'total reward    {result["reward"]:.3f}' in runs[1].stdout
@@ -104,6 +105,25 @@ def test_a_bad_parameter_file_is_refused_naming_the_value_and_what_is_valid(tmp_
     assert process.returncode == 2
     assert "simulates 'pick_lift', not 'multi_block'" in process.stderr
     assert not (tmp_path / 'out').exists()  # nothing ran, nothing written
+
+
+def test_taxel_estimates_are_named_and_the_two_nodes_must_agree_on_the_basis(tmp_path):
+    params = yaml.safe_load(default_params_file('pick_lift').read_text())
+    for node in ('grasp_monitor', 'grasp_metrics'):
+        params[node]['ros__parameters']['contacts'] = ''
+    taxels = tmp_path / 'taxels.yaml'
+    taxels.write_text(yaml.safe_dump(params))
+    process = run_cli('--params-file', taxels, '--output', tmp_path / 'run.json')
+    assert process.returncode == 0, process.stderr
+    result = json.loads((tmp_path / 'run.json').read_text())
+    assert result['basis'] == 'taxels (estimate)' and set(result['criteria']) == CRITERIA
+    assert 'basis           taxels (estimate)' in process.stdout
+    params['grasp_metrics']['ros__parameters']['contacts'] = 'contacts'
+    taxels.write_text(yaml.safe_dump(params))
+    process = run_cli('--params-file', taxels, '--output', tmp_path / 'mixed.json')
+    assert process.returncode == 2
+    assert "grasp_monitor.contacts '' and grasp_metrics.contacts 'contacts' must both" \
+        in process.stderr
 
 
 def test_runs_in_the_same_second_get_their_own_folders(tmp_path):

@@ -265,3 +265,18 @@ def test_a_clock_still_on_the_old_timeline_declares_no_sample_of_the_new_one_sta
     assert grid.due(0.02, 0.1) == []
     late = grid.due(0.2, 0.1)
     assert late and late[0].late and round(late[0].time_s, 6) == 0.02
+
+
+def test_with_contacts_a_pad_touches_when_one_of_its_object_contacts_reaches_the_force():
+    inputs = MonitorInputs(InputsConfig(('left', 'right'), contacts=True))
+    inputs.update_object([0.0, 0.0, 0.0], 0.01)
+    inputs.update_contacts([2e-3, 5e-4], 0.01)  # right: below 1 mN, as rostok ignores it
+    (sample,) = inputs.due()
+    assert sample.in_contact.tolist() == [True, False] and not sample.stale
+    assert inputs.pad_forces_n().tolist() == [2e-3, 5e-4]
+    with pytest.raises(ConfigError, match='the monitor reads contacts, not taxels'):
+        inputs.update_pad('left', [[0.0, 0.0, 1.0]], 0.02)
+    with pytest.raises(ConfigError, match='one force per pad'):
+        inputs.update_contacts([1.0], 0.02)
+    with pytest.raises(ConfigError, match='contacts need InputsConfig.contacts'):
+        MonitorInputs(InputsConfig(('left', 'right'))).update_contacts([1.0, 1.0], 0.02)

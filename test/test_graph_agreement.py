@@ -50,6 +50,8 @@ def test_pick_lift_in_the_loaded_graph_is_the_offline_trial(tmp_path, two_busy_l
     for name, value in expected['criteria'].items():
         assert summary['criteria'][name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
     assert summary['reward'] == pytest.approx(expected['reward'], rel=RTOL)
+    # both from the pads' contacts with the object, as rostok defines the criteria
+    assert summary['basis'] == expected['basis'] == 'contacts'
     # and the recording lost nothing the graph published, however busy the machine
     counted = [row for row in summary['counts'] if row['matches'] is not None]
     assert len(counted) >= 8 and all(row['matches'] for row in counted), counted

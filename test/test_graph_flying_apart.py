@@ -10,9 +10,9 @@ import signal
 import subprocess
 
 from conftest import NAMESPACE, wait_for
-from diagnostic_msgs.msg import DiagnosticStatus
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.common import EVENTS_QOS, VERDICTS_QOS
 from grasp_monitor.scenario_config import default_params_file, offline_run, ScenarioConfig
 from grasp_monitor.sim.offline import run_scenario
 import pytest
@@ -64,6 +64,12 @@ def test_a_flung_object_fires_flying_apart_in_the_graph_on_the_offline_tick(
             assert service.wait_for_service(timeout_sec=30.0), service.srv_name
         assert wait_for(lambda: client.count_publishers('/tf') > 0
                         and client.count_subscribers('/tf') > 0, timeout_s=30.0)
+        # a verdict: the monitor hears every input (contacts and their body names too), so
+        # none misses the first ticks of the trial
+        verdicts = []
+        client.create_subscription(DiagnosticArray, 'grasp_monitor/verdicts', verdicts.append,
+                                   VERDICTS_QOS)
+        assert wait_for(lambda: verdicts, timeout_s=30.0)
         # as the demo runs a trial: paused at the start, the monitor's trial open, then on
         assert ros.call(pause, SetBool.Request(data=True)).success
         assert ros.call(services['mujoco_sim/reset'], Trigger.Request()).success

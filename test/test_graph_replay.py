@@ -26,9 +26,11 @@ MONITOR = {'use_sim_time': 'true', 'max_sample_age': 20.0, 'force_test_time': 1.
 METRICS = {'use_sim_time': 'true', **DEEP}
 SIM_PERIOD_NS = 2_000_000  # mujoco_sim's publish_rate 500 Hz
 CLOCK = f'{NAMESPACE}/clock'
-#: What the monitor and the metrics read: the replay plays only these (and the clock).
+#: What the monitor and the metrics read: the replay plays only these (and the clock),
+#: and the body names of the contacts, published once (LATCHED).
 INPUTS = ['/clock', 'joint_states', 'ground_truth/object', 'ground_truth/finger_left',
-          'ground_truth/finger_right', 'tactile/finger_left', 'tactile/finger_right']
+          'ground_truth/finger_right', 'contacts']
+LATCHED = ['contacts/bodies']
 
 
 def node_process(module, log, **params):
@@ -134,7 +136,7 @@ def reset_trial(events):
 
 def listening(graph, recorder=0):
     """Return whether the monitor and the metrics subscribe to each of their inputs."""
-    readers = {'tactile/finger_left': 2, 'tactile/finger_right': 2, 'ground_truth/object': 2,
+    readers = {'contacts': 2, 'contacts/bodies': 2, 'ground_truth/object': 2,
                'ground_truth/finger_left': 1, 'ground_truth/finger_right': 1,
                'joint_states': 1, 'grasp_monitor/events': 2}  # and this test's client
     return all(graph.client.count_subscribers(topic) >= count + recorder
@@ -170,10 +172,11 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     # plays the messages in the order recorded.
     live.start('recorder', path=path, use_sim_time='true')
     inputs = [f'{NAMESPACE}/{name.lstrip("/")}' for name in INPUTS]
+    latched = [f'{NAMESPACE}/{name}' for name in LATCHED]
 
     def recording_every_input():
         counts = live.status('recorder: recording') or {}
-        return all(int(counts.get(f'messages.{topic}', 0)) > 0 for topic in inputs)
+        return all(int(counts.get(f'messages.{topic}', 0)) > 0 for topic in inputs + latched)
 
     assert wait_for(recording_every_input, timeout_s=30.0)
     # the monitor and the metrics hear every input before the trial: none may miss its start
@@ -206,7 +209,7 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     replayed.start('grasp_metrics', **METRICS)
     # log times are simulated: half speed, as the live run went
     replayed.start('replay', path=path, start_paused='true', rate=0.5,
-                   topics=f'[{", ".join(INPUTS)}]')
+                   topics=f'[{", ".join(INPUTS + LATCHED)}]')
     assert replayed.client.create_client(SetBool, 'replay/pause').wait_for_service(30.0)
     assert wait_for(lambda: listening(replayed), timeout_s=30.0)
     # started before the first message: the monitor's trial opens wherever it starts
@@ -219,7 +222,8 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     # every recorded input was played
     assert wait_for(lambda: (replayed.status('replay') or {}).get('state') == 'done',
                     timeout_s=60.0)
-    assert int(replayed.status('replay')['messages']) == sum(counts[t] for t in inputs)
+    assert int(replayed.status('replay')['messages']) == \
+        sum(counts[t] for t in inputs + latched)
 
     seen = f'live: {live_events} {live_criteria} {live_reward!r}\n' \
         f'replayed: {events} {criteria} {reward!r}'
@@ -231,6 +235,8 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
         for key in ('time_s', 'trial_time_s'):
             assert float(mine[key]) == pytest.approx(float(theirs[key]), abs=period_s), seen
     del criteria['trial'], live_criteria['trial']  # ids: the replay may open one trial less
+    # both from the recorded contacts of the pads with the object
+    assert criteria.pop('basis') == live_criteria.pop('basis') == 'contacts', seen
     assert criteria.keys() == live_criteria.keys(), seen
     for name, value in live_criteria.items():
         assert float(criteria[name]) == pytest.approx(float(value), abs=1e-6), (name, seen)

@@ -59,3 +59,26 @@ def test_a_stamped_value_round_trips_in_vector_x():
     assert (msg.vector.x, msg.vector.y, msg.vector.z) == (0.0057, 0.0, 0.0)
     assert msg.header.frame_id == ''
     assert conversions.stamped_value_from_msg(msg) == (0.0057, pytest.approx(4.43, abs=1e-9))
+
+
+def test_contacts_cloud_round_trips_at_full_precision():
+    from grasp_monitor.core.pad_contacts import PadContacts
+    contacts = PadContacts([[0.1, 0.2, 1 / 3]], [[0.0, -1.0, 0.0]], [[1e-7, -2.5, 0.2]],
+                           [3], [1], 1.25)
+    msg = conversions.pad_contacts_to_msg(contacts)
+    assert msg.header.frame_id == 'world' and msg.width == 1
+    assert [f.name for f in msg.fields] == list(conversions.CONTACT_FIELDS)
+    back = conversions.pad_contacts_from_msg(msg)
+    assert back.position_in_world.tolist() == contacts.position_in_world.tolist()  # float64
+    assert back.force_in_world.tolist() == contacts.force_in_world.tolist()
+    assert (back.body1.tolist(), back.body2.tolist(), back.time_s) == ([3], [1], 1.25)
+    assert len(conversions.pad_contacts_from_msg(conversions.pad_contacts_to_msg(
+        PadContacts(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), [], [])))) == 0
+    names = ('world', 'table', 'object')
+    assert conversions.body_names_from_msg(conversions.body_names_to_msg(names)) == names
+
+
+def test_a_contacts_cloud_with_another_layout_is_refused():
+    msg = conversions.tactile_cloud_to_msg(np.zeros((1, 3)), np.zeros((1, 3)), 'pad', 0.0)
+    with pytest.raises(CommandError, match='contacts cloud must have fields x y z nx ny nz'):
+        conversions.pad_contacts_from_msg(msg)

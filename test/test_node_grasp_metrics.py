@@ -63,6 +63,7 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     assert float(values['force']) == 1.0 and float(values['instant_contacting_link']) == 1.0
     assert float(values['total']) == total  # in full: replays compare to 1e-6
     assert values['trial'] == '1'
+    assert values['basis'] == 'contacts'  # the pads' contacts with the object, not taxels
     assert wait_for(lambda: any(s.name == f'{NAMESPACE}/grasp_metrics: energy'
                                 and s.level == DiagnosticStatus.OK
                                 for array in diagnostics for s in array.status))

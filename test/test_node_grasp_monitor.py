@@ -8,6 +8,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
+import pytest
 from rclpy.parameter import Parameter
 from std_srvs.srv import SetBool, Trigger
 
@@ -86,3 +87,34 @@ def test_disabling_a_monitor_and_refusing_a_prerequisite(ros, tmp_path):
     assert ros.call(grasp, SetBool.Request(data=False)).success
     refused = ros.call(contact, SetBool.Request(data=False))
     assert not refused.success and 'contact_timeout' in refused.message
+
+
+def monitor_status(diagnostics):
+    for array in reversed(diagnostics):
+        for status in array.status:
+            if status.name.endswith('grasp_monitor: monitor'):
+                return {kv.key: kv.value for kv in status.values}
+    return None
+
+
+@pytest.mark.parametrize('contacts', ['contacts', ''])
+def test_pads_on_the_table_make_no_contact_unless_read_from_taxels(ros, tmp_path, contacts):
+    start_monitor(ros, tmp_path, contacts=contacts)
+    client = ros.client()
+    hand = ScriptedHand(client)
+    hand.touching.update(finger_left='table', finger_right='table')
+    events, diagnostics = [], []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+    hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
+    ros.call(client.create_client(Trigger, 'grasp_monitor/start'), Trigger.Request())
+    if contacts:  # as rostok: the table is no object, and no contact comes in time
+        assert wait_for(lambda: 'contact_timeout' in kinds(events), timeout_s=10.0), \
+            kinds(events)
+        assert 'contact' not in kinds(events)
+        assert wait_for(lambda: (monitor_status(diagnostics) or {}).get('basis') == 'contacts')
+    else:  # the taxels feel the table as they would the object: an estimate
+        assert wait_for(lambda: 'contact' in kinds(events)), kinds(events)
+        assert wait_for(lambda: (monitor_status(diagnostics) or {}).get('basis')
+                        == 'taxels (estimate)')

@@ -7,7 +7,8 @@ The README's topic and service tables are printed from the same declarations
 from conftest import NAMESPACE, wait_for
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.interfaces import compare, declared_matches, graph_endpoints
+from grasp_monitor.nodes.interfaces import (
+    compare, declared_matches, expected, graph_endpoints)
 from grasp_monitor.recording import McapRecordingWriter
 from grasp_monitor.reference import node_modules
 import moteus
@@ -21,9 +22,9 @@ MODULES = node_modules()
 DECLARED = [name for name, module in MODULES.items() if hasattr(module, 'INTERFACES')]
 
 
-def start(ros, name, tmp_path, best_effort):
+def start(ros, name, tmp_path, best_effort, **more):
     """Start node ``name`` (mujoco_sim also hosts tactile_sensor); return the node."""
-    overrides = {'qos.best_effort': best_effort}
+    overrides = {'qos.best_effort': best_effort, **more}
     if name == 'grasp_monitor':
         overrides['event_log'] = str(tmp_path / 'events.jsonl')
         overrides['base_frame'] = 'base'  # its /tf subscriptions too
@@ -62,8 +63,23 @@ def start(ros, name, tmp_path, best_effort):
 def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, name,
                                                                  best_effort):
     node = start(ros, name, tmp_path, best_effort)
+    check_endpoints(node, name, best_effort)
+
+
+@pytest.mark.parametrize('name', ['grasp_monitor', 'grasp_metrics'])
+def test_without_contacts_the_monitors_read_the_taxels(ros, tmp_path, name):
+    node = start(ros, name, tmp_path, False, contacts='')
+    names = [endpoint[1] for endpoint in check_endpoints(node, name, False)]
+    assert f'{NAMESPACE}/tactile/finger_left' in names
+    assert f'{NAMESPACE}/contacts' not in names
+
+
+def check_endpoints(node, name, best_effort):
+    """Check the node has exactly the endpoints it declares for its parameters; return them."""
     assert node.get_namespace() == NAMESPACE
-    declared = MODULES[name].INTERFACES
+    conditions = {d.when.lstrip('!') for d in MODULES[name].INTERFACES if d.when}
+    declared = expected(MODULES[name].INTERFACES,
+                        {key: node.get_parameter(key).value for key in conditions})
     namespace = node.get_namespace()
     assert node.get_name() == name
 
@@ -79,10 +95,12 @@ def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, 
                    else ReliabilityPolicy.RELIABLE,
                    'events': ReliabilityPolicy.RELIABLE, 'default': ReliabilityPolicy.RELIABLE,
                    'verdicts': ReliabilityPolicy.RELIABLE, 'deep': ReliabilityPolicy.RELIABLE,
-                   'tf': ReliabilityPolicy.RELIABLE, 'tf_static': ReliabilityPolicy.RELIABLE}
+                   'tf': ReliabilityPolicy.RELIABLE, 'tf_static': ReliabilityPolicy.RELIABLE,
+                   'latched': ReliabilityPolicy.RELIABLE}
     durability = {'sensor': DurabilityPolicy.VOLATILE, 'default': DurabilityPolicy.VOLATILE,
                   'events': DurabilityPolicy.TRANSIENT_LOCAL, 'tf': DurabilityPolicy.VOLATILE,
                   'tf_static': DurabilityPolicy.TRANSIENT_LOCAL,
+                  'latched': DurabilityPolicy.TRANSIENT_LOCAL,
                   'verdicts': DurabilityPolicy.VOLATILE, 'deep': DurabilityPolicy.VOLATILE}
     for endpoint in found():
         kind, topic = endpoint[:2]
@@ -97,6 +115,7 @@ def test_a_node_creates_exactly_its_declared_topics_and_services(ros, tmp_path, 
             profile = endpoint_info.qos_profile
             assert (profile.reliability, profile.durability) == \
                 (reliability[qos], durability[qos]), f'{kind} {topic}: {qos}'
+    return found()
 
 
 def test_every_documented_node_declares_its_topics_and_services():

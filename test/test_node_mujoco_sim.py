@@ -9,14 +9,14 @@ from grasp_monitor import conversions
 from grasp_monitor.core.frames import FrameTree
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.servo import COMMAND_FIELDS
-from grasp_monitor.nodes.common import TF_QOS, TF_STATIC_LISTENER_QOS
+from grasp_monitor.nodes.common import LATCHED_QOS, TF_QOS, TF_STATIC_LISTENER_QOS
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from nav_msgs.msg import Odometry
 import numpy as np
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from sensor_msgs.msg import JointState, PointCloud2
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
 
@@ -289,3 +289,32 @@ def test_tf_carries_every_moving_body_in_one_tree_rooted_at_world(ros):
     pad = conversions.body_state_from_odometry(same_tick()[0])
     np.testing.assert_allclose(position, pad.position_in_world, atol=1e-12)
     np.testing.assert_allclose(rotation, quat_to_matrix(pad.quaternion_in_world), atol=1e-12)
+
+
+def test_contacts_carry_the_pads_contacts_with_the_bodies_they_touch(ros):
+    start_sim(ros)
+    client = ros.client()
+    contacts, names = [], []
+    client.create_subscription(PointCloud2, 'contacts', contacts.append, 10)
+    client.create_subscription(String, 'contacts/bodies', names.append, LATCHED_QOS)
+    commands = client.create_publisher(JointState, 'servo_commands', 10)
+    assert wait_for(lambda: names and contacts)
+    bodies = conversions.body_names_from_msg(names[0])
+    assert {'world', 'table', 'object', 'finger_left', 'finger_right'} <= set(bodies)
+    first = conversions.pad_contacts_from_msg(contacts[-1])
+    assert contacts[-1].header.frame_id == 'world' and len(first) == 0  # open, in the air
+
+    def pads_on_the_table():
+        # the open hand lowered below the table top: the pads press it, not the object
+        commands.publish(JointState(name=['lift', 'finger_left', 'finger_right'],
+                                    position=[-0.03, 0.0, 0.0], effort=[9.0, 0.0, 0.0]))
+        return len(conversions.pad_contacts_from_msg(contacts[-1])) > 0
+
+    assert wait_for(pads_on_the_table, timeout_s=20.0)
+    touching = conversions.pad_contacts_from_msg(contacts[-1])
+    assert {bodies[i] for i in touching.body1} <= {'finger_left', 'finger_right'}
+    assert {bodies[i] for i in touching.body2} == {'table'}  # the table, never the object
+    # oriented from the pad: the normal and the pad's force on the table point down
+    assert (touching.normal_in_world[:, 2] < -0.99).all()
+    assert touching.force_in_world[:, 2].sum() < 0.0
+    assert np.allclose(np.linalg.norm(touching.normal_in_world, axis=1), 1.0)

@@ -241,3 +241,24 @@ def test_cube_on_a_rotated_pad_weighs_m_g_in_every_touch_frame(cube_first):
     lit = TactilePad(layout, config=TactileConfig('normal')).compute(contacts, pose)[:, 0] > 0
     assert np.all(layout.normals_in_body[lit, 2] == -1.0)
     assert np.all(np.abs(layout.positions_in_body[lit, :2]).max(axis=1) < 0.02 + 0.01)
+
+
+def test_pad_contacts_are_oriented_from_the_pad_and_name_the_other_body():
+    from grasp_monitor.sim.contacts import pad_contacts
+    # the cube rests on the pad (geom2 of the contact: the floor plane comes first)
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody>
+      <body name="pad"><geom type="box" size="0.1 0.1 0.01"/></body>
+      <body name="cube" pos="0 0 0.03"><freejoint/><geom type="box" size="0.02 0.02 0.02"
+        mass="0.5"/></body></worldbody></mujoco>""")
+    data = mujoco.MjData(model)
+    for _ in range(300):
+        mujoco.mj_step(model, data)
+    every = extract_contacts(model, data)
+    pad, cube = (mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) for n in ('pad', 'cube'))
+    touching = pad_contacts(every, [pad])
+    assert len(touching) == len(every) > 0
+    assert set(touching.body1) == {pad} and set(touching.body2) == {cube}
+    # the pad holds the cube up: its force on the cube is the cube's weight, upwards
+    assert touching.force_in_world.sum(axis=0) == pytest.approx([0, 0, 0.5 * 9.81], abs=1e-3)
+    assert np.allclose(touching.normal_in_world, [0, 0, 1])
+    assert len(pad_contacts(every, [model.nbody + 5])) == 0  # no pad touched

@@ -57,6 +57,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print('criteria        ' + (', '.join(
         f'{name} {value:.3f}' for name, value in result.criteria.items()) or 'none'))
     print('total reward    ' + ('none' if result.reward is None else f'{result.reward:.3f}'))
+    print(f'basis           {result.basis}')
     if args.output:  # a file named by the user is written as given
         output = Path(args.output)
         output.parent.mkdir(parents=True, exist_ok=True)

@@ -743,6 +743,7 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     # the status also names the trial and its samples
     result.criteria = {k: float(v) for k, v in criteria.items() if k in CRITERIA}
     result.reward = rewards[-1] if rewards else None
+    result.basis = criteria.get('basis', '')
     result.energy_peak_j = max(energy) if energy else None
     expected['/grasp_monitor/events'] = len(result.events)
     sources = {topic: f'mujoco_sim ticks / {every}' if every > 1 else 'mujoco_sim ticks'

@@ -59,6 +59,8 @@ class DemoResult:
         events: the monitor's records of the trial (``EventRecord.as_strings``).
         criteria: each criterion's reward, from the metrics node.
         reward: the weighted total reward (None if the metrics node sent none).
+        basis: what the criteria come from, as the metrics node says: ``contacts``
+            or ``taxels (estimate)`` ('' without criteria).
         energy_peak_j: largest energy metric in the trial, J.
         counts: per-topic message counts.
         mcap_path: the recording ('' without one).
@@ -74,6 +76,7 @@ class DemoResult:
     events: list[dict[str, str]] = field(default_factory=list)
     criteria: dict[str, float] = field(default_factory=dict)
     reward: float | None = None
+    basis: str = ''
     energy_peak_j: float | None = None
     counts: list[TopicCount] = field(default_factory=list)
     mcap_path: str = ''

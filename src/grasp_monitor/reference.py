@@ -126,7 +126,8 @@ def interfaces_markdown() -> str:
                     continue
                 qos = '' if endpoint.qos == 'service' else endpoint.qos
                 description = _cell(endpoint.description) + (
-                    f' (when `{endpoint.when}` is set)' if endpoint.when else '')
+                    f' (when `{endpoint.when[1:]}` is empty)' if endpoint.when.startswith('!')
+                    else f' (when `{endpoint.when}` is set)' if endpoint.when else '')
                 label = 'services' if kind == 'service' else kind
                 lines.append(f'| {label if first else ""} | `{endpoint.name}` '
                              f'| {endpoint.interface} | {qos} | {description} |')

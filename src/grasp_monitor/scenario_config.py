@@ -180,6 +180,13 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         raise ConfigError(f'{config.params_file}: grasp_monitor.base_frame '
                           f'{monitor["base_frame"]!r} must be the base body of {scene.name}, '
                           f'{scene.base_body!r}, in an offline run')
+    metrics_node = config.node('grasp_metrics')
+    if 'grasp_metrics' in config.given and \
+            bool(metrics_node['contacts']) != bool(monitor['contacts']):
+        raise ConfigError(f'{config.params_file}: grasp_monitor.contacts '
+                          f'{monitor["contacts"]!r} and grasp_metrics.contacts '
+                          f'{metrics_node["contacts"]!r} must both name the contacts or both '
+                          'be "" (taxels) in an offline run')
     pipeline = PipelineConfig(
         # the simulator's ticks apply the commands and the force test
         control_rate_hz=sim['publish_rate'], sample_rate_hz=monitor['rate'],
@@ -188,7 +195,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         else None,
         force_body=sim['force_test.body'], force_start_s=sim['force_test.start_time'],
         contact_force_n=monitor['contact_force'],
-        object_body=monitor['object'])
+        object_body=monitor['object'], contacts=bool(monitor['contacts']))
     drive = None
     if 'grasp_controller' in config.given:
         c = config.node('grasp_controller')
@@ -198,7 +205,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
             grip_force_n=c['grip_force'], approach_s=c['approach_duration'],
             close_s=c['close_duration'], close_ramp_s=c['close_ramp'],
             lift_s=c['lift_duration']).command, c['rate'])
-    metrics = metrics_config(config.node('grasp_metrics')) \
+    metrics = metrics_config(metrics_node) \
         if 'grasp_metrics' in config.given else None
     return settings, params, OfflineSetup(
         pipeline, pads, monitor_config(monitor, auto_start=True), metrics, drive,

@@ -1,9 +1,11 @@
 """Grasp metrics over a trial: the energy metric every sample, the criteria at the end.
 
 Inputs are what a ROS graph carries: object and pad poses (ground truth) and
-the tactile arrays of the pads (taxel positions and the force on each taxel,
-in the pad frame). Taxels become contacts: a taxel carrying force f on the pad
-is a contact pushing -f on the object at that taxel's world position.
+either the pads' contacts with the object (the simulator's: points and forces
+in the world frame, the criteria as rostok defines them) or, where only taxels
+exist, the tactile arrays of the pads (taxel positions and the force on each
+taxel, in the pad frame): each loaded taxel is then taken as a contact pushing
+-f on the object at its world position, whatever the pad touches (an estimate).
 
 Samples come stamped (on the monitor's grid), each on a numbered timeline (a
 simulator reset opens one), and a trial's bounds come as the stamps of the
@@ -32,7 +34,7 @@ from grasp_monitor.core.energy import EnergySample, EnergyTracker, EnergyTracker
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.events import EventRecord, TIME_TOLERANCE_S
 from grasp_monitor.core.rotations import quat_to_matrix
-from grasp_monitor.core.trial import summarize_contacts, TrialRecord
+from grasp_monitor.core.trial import ContactSummary, summarize_contacts, TrialRecord
 from grasp_monitor.core.values import BodyState
 import numpy as np
 
@@ -81,6 +83,20 @@ class MetricsConfig:
             raise ConfigError(f'sample_period_s must be > 0, got {self.sample_period_s}')
 
 
+def _taxel_summary(pads: Sequence[BodyState], taxel_positions_in_pad: Sequence[np.ndarray],
+                   taxel_forces_in_pad: Sequence[np.ndarray]) -> ContactSummary:
+    """Summarise the loaded taxels as contacts on the object (the taxel estimate)."""
+    rotations = quat_to_matrix(np.stack([pad.quaternion_in_world for pad in pads]))
+    points = np.concatenate([
+        positions @ rotation.T + pad.position_in_world
+        for positions, rotation, pad in zip(taxel_positions_in_pad, rotations, pads)])
+    forces_on_object = -np.concatenate([
+        forces @ rotation.T for forces, rotation in zip(taxel_forces_in_pad, rotations)])
+    body_index = np.concatenate([
+        np.full(len(positions), i) for i, positions in enumerate(taxel_positions_in_pad)])
+    return summarize_contacts(points, forces_on_object, body_index, 2)
+
+
 def _stamped(time_s: float, obj: BodyState, pads: Sequence[BodyState]
              ) -> tuple[BodyState, list[BodyState]]:
     """Return the readings of a sample as of its stamp, s."""
@@ -94,7 +110,7 @@ TIMELINE_SLACK_S = 0.05
 #: (the grid drops the samples its slowest input had not reached when another went back).
 RESET_SLACK_S = 1.0
 
-Sample = tuple  # (time_s, object, pads, taxel positions, taxel forces)
+Sample = tuple  # (time_s, object, pads, reading: ('taxels' | 'contacts', arrays...))
 
 
 class _Timeline:
@@ -240,7 +256,32 @@ class TrialMetrics:
             The energy of the samples it adds to trials (itself, or kept ones of
             a trial it placed), and the criteria of the trials it completes.
         """
-        sample = (time_s, obj, pads, taxel_positions_in_pad, taxel_forces_in_pad)
+        return self._add((time_s, obj, pads,
+                          ('taxels', taxel_positions_in_pad, taxel_forces_in_pad)), timeline)
+
+    def add_contacts(
+        self, time_s: float, obj: BodyState, pads: Sequence[BodyState],
+        points_in_world: np.ndarray, forces_on_object_in_world: np.ndarray,
+        pad_index: np.ndarray, timeline: int = 0,
+    ) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        """As :meth:`add`, from the pads' contacts with the object.
+
+        Args:
+            time_s: the sample's stamp, s.
+            obj: the object's ground truth.
+            pads: the (left, right) pads' ground truth.
+            points_in_world: (K, 3) contact points, m.
+            forces_on_object_in_world: (K, 3) force of each contact on the object, N.
+            pad_index: (K,) the pad (0 left, 1 right) making each contact.
+            timeline: as :meth:`add`.
+        """
+        return self._add((time_s, obj, pads,
+                          ('contacts', points_in_world, forces_on_object_in_world, pad_index)),
+                         timeline)
+
+    def _add(self, sample: Sample, timeline: int
+             ) -> tuple[list[EnergySample], list[CriteriaReport]]:
+        time_s = sample[0]
         if not self._timelines or timeline != self._timelines[-1].epoch:
             # of a timeline that ended, only its last samples can still join a trial
             kept = [_Timeline(t.epoch, t.first_s, max(2, self.history // 5), t.samples,
@@ -359,23 +400,16 @@ class TrialMetrics:
         """
         if self.record is None:
             return None
-        return self._update(self._trials[-1], time_s, obj, pads, taxel_positions_in_pad,
-                            taxel_forces_in_pad)
+        return self._update(self._trials[-1], time_s, obj, pads,
+                            ('taxels', taxel_positions_in_pad, taxel_forces_in_pad))
 
-    def _update(
-        self, trial: _Trial, time_s: float, obj: BodyState, pads: Sequence[BodyState],
-        taxel_positions_in_pad: Sequence[np.ndarray], taxel_forces_in_pad: Sequence[np.ndarray],
-    ) -> EnergySample | None:
+    def _update(self, trial: _Trial, time_s: float, obj: BodyState,
+                pads: Sequence[BodyState], reading: tuple) -> EnergySample | None:
         obj, pads = _stamped(time_s, obj, pads)
-        rotations = quat_to_matrix(np.stack([pad.quaternion_in_world for pad in pads]))
-        points = np.concatenate([
-            positions @ rotation.T + pad.position_in_world
-            for positions, rotation, pad in zip(taxel_positions_in_pad, rotations, pads)])
-        forces_on_object = -np.concatenate([
-            forces @ rotation.T for forces, rotation in zip(taxel_forces_in_pad, rotations)])
-        body_index = np.concatenate([
-            np.full(len(positions), i) for i, positions in enumerate(taxel_positions_in_pad)])
-        summary = summarize_contacts(points, forces_on_object, body_index, 2)
+        if reading[0] == 'contacts':
+            summary = summarize_contacts(*reading[1:], 2)
+        else:
+            summary = _taxel_summary(pads, *reading[1:])
         trial.record.append(time_s, obj.position_in_world, obj.linear_velocity_in_world,
                             summary)
         return self._energy(trial, time_s, obj, pads)

@@ -34,13 +34,16 @@ class InputsConfig:
         pads: tactile pads, one robot body each, in sample order.
         finger_joints: joints whose speeds tell stillness without ground truth.
         use_object: whether an object ground truth (speed) is expected.
-        contact_force_n: a pad touches when its total taxel force reaches this, N.
+        contact_force_n: a pad touches when its total taxel force reaches this, N;
+            with ``contacts``, when one of its contacts with the object does.
         max_age_s: a reading older than this makes the sample stale, s.
         period_s: interval of the sample grid, s.
         time_back_s: an input stamped more than this before its previous reading
             opens a new timeline (a simulator reset), s; less is out of order.
         use_distances: whether the pads' distances from the base are expected
             (body poses, for flying_apart).
+        contacts: whether the pads' contacts with the object come (the simulator's),
+            instead of each pad's taxels (an estimate: whatever the pad touches).
     """
 
     pads: tuple[str, ...]
@@ -51,6 +54,7 @@ class InputsConfig:
     period_s: float = 0.01
     time_back_s: float = 0.05
     use_distances: bool = False
+    contacts: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -259,8 +263,9 @@ class MonitorInputs:
 
     def __init__(self, config: InputsConfig) -> None:
         self.config = config
-        n = len(config.pads)
-        self._pad_index = {pad: i for i, pad in enumerate(config.pads)}
+        # the pads' inputs: one per pad's taxels, or one for all their contacts
+        n = 1 if config.contacts else len(config.pads)
+        self._pad_index = {} if config.contacts else {pad: i for i, pad in enumerate(config.pads)}
         self._object_index = n if config.use_object else -1
         self._joints_index = n + int(config.use_object) if config.finger_joints else -1
         inputs = n + int(config.use_object) + int(bool(config.finger_joints))
@@ -276,10 +281,24 @@ class MonitorInputs:
         """
         index = self._pad_index.get(pad)
         if index is None:
-            raise ConfigError(f'unknown pad {pad!r}; pads: {", ".join(self.config.pads)}')
+            raise ConfigError(f'unknown pad {pad!r}; pads: {", ".join(self.config.pads)}'
+                              if not self.config.contacts else
+                              'the monitor reads contacts, not taxels')
         forces = np.asarray(forces_n, float)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
         self.grid.add(index, time_s, float(total))
+
+    def update_contacts(self, strongest_n: npt.ArrayLike, time_s: float) -> None:
+        """Take each pad's strongest contact force with the object (N, ``pads`` order).
+
+        Raises:
+            ConfigError: the monitor reads taxels, or not one force per pad.
+        """
+        forces = np.array(strongest_n, float)
+        if not self.config.contacts or forces.shape != (len(self.config.pads),):
+            raise ConfigError(f'contacts need InputsConfig.contacts and one force per pad '
+                              f'{list(self.config.pads)}, got {forces.shape}')
+        self.grid.add(0, time_s, forces)
 
     def update_object(self, linear_velocity: npt.ArrayLike, time_s: float) -> None:
         """Take the object's linear velocity (m/s, any frame) read at ``time_s``."""
@@ -318,12 +337,17 @@ class MonitorInputs:
     def pad_forces_n(self) -> np.ndarray:
         """Return the latest total force on each pad, N (0 before any reading)."""
         values, _ = self.grid.latest()
-        return np.array([values[i] or 0.0 for i in range(len(self.config.pads))])
+        return self._forces(values)
+
+    def _forces(self, values: Sequence[Any]) -> np.ndarray:
+        n = len(self.config.pads)
+        if self.config.contacts:
+            return np.zeros(n) if values[0] is None else values[0]
+        return np.array([v if v is not None else 0.0 for v in values[:n]])
 
     def _sample(self, time_s: float, values: Sequence[Any], stamps_s: Sequence[float],
                 late: bool) -> GraspSample:
-        n = len(self.config.pads)
-        forces = np.array([v if v is not None else 0.0 for v in values[:n]])
+        forces = self._forces(values)
         speed = values[self._object_index] if self._object_index >= 0 else None
         fingers = values[self._joints_index] if self._joints_index >= 0 else None
         distances = values[self._distances_index] if self._distances_index >= 0 else None

@@ -12,8 +12,9 @@ from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.events import EventRecord
 from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.monitor_inputs import InputsConfig, StampGrid
+from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts
 from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos,
+    EVENTS_QOS, LATCHED_QOS, read_input, refusal_counts, run_node, sensor_qos,
 )
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
@@ -22,6 +23,7 @@ from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
+from std_msgs.msg import String
 
 
 INTERFACES = (
@@ -32,10 +34,15 @@ INTERFACES = (
               'weighted total of the criteria in `vector.x`, at each trial end, stamped '
               'when it is known (node clock)'),
     diagnostics('energy OK/WARN/ERROR against the thresholds; each criterion, the reward, '
-                'their trial and its samples'),
+                'their trial and its samples, their basis (contacts or taxels (estimate))'),
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
                '`object` and each of `pads`'),
-    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
+    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+               'each of `pads`: contacts estimated from the taxels', when='!contacts'),
+    subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+               "the pads' contacts (mujoco_sim's `contacts`)", when='contacts'),
+    subscribes('<contacts>/bodies', 'std_msgs/msg/String', 'latched',
+               'body names by id', when='contacts'),
     subscribes('grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
                'trial start and end, grasp'),
 )
@@ -55,6 +62,7 @@ class GraspMetricsNode(Node):
     (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward,
     their trial and its samples).
     Subscribes: ``ground_truth/<object>``, ``ground_truth/<pad>`` (Odometry),
+    ``<contacts>`` (PointCloud2) and ``<contacts>/bodies`` (String), or without them
     ``tactile/<pad>`` (PointCloud2), ``grasp_monitor/events`` (trial start and end, grasp).
     """
 
@@ -64,8 +72,12 @@ class GraspMetricsNode(Node):
         self.config = metrics_config(p)
         self.thresholds_j = (p['energy_warn'], p['energy_threshold'])
         self.metrics = TrialMetrics(self.config)
-        # inputs: the object's and each pad's ground truth, then each pad's taxels
-        self.inputs = (p['object'], *p['pads'], *(f'tactile/{pad}' for pad in p['pads']))
+        self.basis = basis_name(bool(p['contacts']))
+        self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
+        # inputs: the object's and each pad's ground truth, then the contacts or each
+        # pad's taxels
+        self.inputs = (p['object'], *p['pads'], *(
+            ('contacts',) if self.contacts else (f'tactile/{pad}' for pad in p['pads'])))
         self.grid = StampGrid(len(self.inputs), 1.0 / p['rate'], InputsConfig.time_back_s)
         self.refused: Counter[str] = Counter()
         self.samples = 0
@@ -80,7 +92,12 @@ class GraspMetricsNode(Node):
             self.create_subscription(Odometry, f'ground_truth/{body}',
                                      lambda m, b=body: self._on_body(b, m), qos,
                                      callback_group=group)
-        for pad in p['pads']:
+        if self.contacts is not None:
+            self.create_subscription(PointCloud2, p['contacts'], self._on_contacts, qos,
+                                     callback_group=group)
+            self.create_subscription(String, f'{p["contacts"]}/bodies', self._on_bodies,
+                                     LATCHED_QOS, callback_group=group)
+        for pad in p['pads'] if self.contacts is None else ():
             self.create_subscription(PointCloud2, f'tactile/{pad}',
                                      lambda m, pad=pad: self._on_pad(pad, m), qos,
                                      callback_group=group)
@@ -101,6 +118,27 @@ class GraspMetricsNode(Node):
         if cloud is not None:
             self.grid.add(self.inputs.index(f'tactile/{pad}'), cloud[2], cloud[:2])
             self._sample()
+
+    def _on_contacts(self, msg: PointCloud2) -> None:
+        contacts = read_input(self, self.refused, 'contacts',
+                              lambda: conversions.pad_contacts_from_msg(msg))
+        if contacts is not None:
+            for held in self.contacts.take(contacts):
+                self._contacts_in(held)
+
+    def _on_bodies(self, msg: String) -> None:
+        try:
+            held = self.contacts.bodies(conversions.body_names_from_msg(msg))
+        except GraspMonitorError as error:
+            self.get_logger().error(f'contacts/bodies: {error}')
+            return
+        for contacts in held:
+            self._contacts_in(contacts)
+
+    def _contacts_in(self, contacts) -> None:
+        self.grid.add(self.inputs.index('contacts'), contacts.time_s,
+                      self.contacts.select(contacts))
+        self._sample()
 
     def latest(self, name: str):
         """Return the latest reading of an input (a body or tactile/<pad>), None before one."""
@@ -125,11 +163,16 @@ class GraspMetricsNode(Node):
     def _sample(self) -> None:
         for point in self.grid.due():
             self.samples += 1
-            obj, left, right, left_cloud, right_cloud = point.values
+            obj, left, right, *readings = point.values
             try:
-                self._publish(*self.metrics.add(
-                    point.time_s, obj, (left, right), (left_cloud[0], right_cloud[0]),
-                    (left_cloud[1], right_cloud[1]), self.grid.epoch))
+                if self.contacts is not None:
+                    self._publish(*self.metrics.add_contacts(
+                        point.time_s, obj, (left, right), *readings[0], self.grid.epoch))
+                else:
+                    left_cloud, right_cloud = readings
+                    self._publish(*self.metrics.add(
+                        point.time_s, obj, (left, right), (left_cloud[0], right_cloud[0]),
+                        (left_cloud[1], right_cloud[1]), self.grid.epoch))
             except GraspMonitorError as error:  # bad readings: wait for the next trial
                 self.get_logger().warning(f'metrics sample dropped: {error}',
                                           throttle_duration_sec=1.0)
@@ -162,6 +205,7 @@ class GraspMetricsNode(Node):
             values = {name: repr(float(value)) for name, value in report.partials.items()}
             values['total'] = repr(float(report.total))
             values['trial'] = str(self.metrics.report_trial_id)
+            values['basis'] = self.basis
             values.update(zip(('samples', 'first_sample_s', 'last_sample_s'),
                               map(repr, self.metrics.report_samples)))
             statuses.append(conversions.diagnostic_status(

@@ -13,6 +13,11 @@ PARAMETERS = COMMON + (
     ParamSpec('object', 'object', 'Grasped object (ground_truth/<object>).', read_only=True),
     ParamSpec('pads', ['finger_left', 'finger_right'],
               'Left and right pads: tactile/<pad> and ground_truth/<pad>.', read_only=True),
+    ParamSpec('contacts', 'contacts', "The simulator's contacts of the pads (PointCloud2; "
+              'body names on <contacts>/bodies): the criteria from the contacts between the '
+              'pads and `object`, as rostok computes them; "" = from the taxels of '
+              'tactile/<pad>, whatever the pads touch (estimates, as on hardware).',
+              read_only=True),
     ParamSpec('object_mass', 0.2, 'Object mass, kg.', 1e-6, 1e4, read_only=True),
     ParamSpec('object_inertia', [8.333e-5, 8.333e-5, 8.333e-5],
               'Principal moments of inertia about the COG, kg*m^2.', read_only=True),

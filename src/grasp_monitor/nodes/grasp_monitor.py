@@ -13,8 +13,9 @@ from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor
 from grasp_monitor.core.frames import FrameLookupError, FrameTree
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
+from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, strongest_per_pad
 from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, TF_QOS,
+    EVENTS_QOS, LATCHED_QOS, read_input, refusal_counts, run_node, sensor_qos, TF_QOS,
     TF_STATIC_LISTENER_QOS, VERDICTS_QOS,
 )
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
@@ -24,6 +25,7 @@ from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState, PointCloud2
+from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
 
@@ -38,8 +40,14 @@ INTERFACES = (
               'one per sample, stamped with it: message = what it asks of `simulator` '
               '(CONTINUE, ACTIVATE or STOP), next_s = the next sample; a lockstep '
               'simulator waits for it'),
-    diagnostics('monitor status: stale or fresh input, pad forces'),
-    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor', 'each of `pads`'),
+    diagnostics('monitor status: stale or fresh input, pad forces, basis (contacts or '
+                'taxels (estimate))'),
+    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+               'each of `pads`: contacts estimated from the taxels', when='!contacts'),
+    subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+               "the pads' contacts (mujoco_sim's `contacts`)", when='contacts'),
+    subscribes('<contacts>/bodies', 'std_msgs/msg/String', 'latched',
+               'body names by id', when='contacts'),
     subscribes('ground_truth/<object>', 'nav_msgs/msg/Odometry', 'sensor',
                "the object's speed", when='object'),
     subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
@@ -69,7 +77,8 @@ class GraspMonitorNode(Node):
     Parameters: see ``grasp_monitor_parameters.PARAMETERS``.
     Publishes: ``grasp_monitor/events`` (DiagnosticStatus per event, reliable,
     transient local, depth 100), ``/diagnostics`` (monitor status, 1 Hz).
-    Subscribes: ``tactile/<pad>`` (PointCloud2), ``ground_truth/<object>`` (Odometry),
+    Subscribes: ``<contacts>`` (PointCloud2) and ``<contacts>/bodies`` (String), or
+    without them ``tactile/<pad>`` (PointCloud2), ``ground_truth/<object>`` (Odometry),
     ``joint_states`` (JointState), ``/tf`` and ``/tf_static`` (TFMessage: the pads'
     distances from ``base_frame``, composed with ``core.frames.FrameTree``).
     Services: ``grasp_monitor/start`` (Trigger: trial id), ``grasp_monitor/stop`` (Trigger:
@@ -83,7 +92,9 @@ class GraspMonitorNode(Node):
         self.inputs = MonitorInputs(InputsConfig(
             tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
             p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
-            use_distances=bool(p['base_frame'])))
+            use_distances=bool(p['base_frame']), contacts=bool(p['contacts'])))
+        self.basis = basis_name(bool(p['contacts']))
+        self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
         self.base_frame = p['base_frame']
         self.frames = FrameTree()
         self.monitor = GraspMonitor(monitor_config(p))
@@ -98,7 +109,12 @@ class GraspMonitorNode(Node):
                                                  VERDICTS_QOS)
         self.period_s = 1.0 / p['rate']
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        for pad in p['pads']:
+        if self.contacts is not None:
+            self.create_subscription(PointCloud2, p['contacts'], self._on_contacts, qos,
+                                     callback_group=group)
+            self.create_subscription(String, f'{p["contacts"]}/bodies', self._on_bodies,
+                                     LATCHED_QOS, callback_group=group)
+        for pad in p['pads'] if self.contacts is None else ():
             self.create_subscription(PointCloud2, f'tactile/{pad}',
                                      lambda m, pad=pad: self._on_pad(pad, m), qos,
                                      callback_group=group)
@@ -135,6 +151,28 @@ class GraspMonitorNode(Node):
         if cloud is not None:
             self.inputs.update_pad(pad, cloud[1], cloud[2])
             self._evaluate()
+
+    def _on_contacts(self, msg: PointCloud2) -> None:
+        contacts = read_input(self, self.refused, 'contacts',
+                              lambda: conversions.pad_contacts_from_msg(msg))
+        if contacts is not None:
+            for held in self.contacts.take(contacts):
+                self._contacts_in(held)
+
+    def _on_bodies(self, msg: String) -> None:
+        try:
+            held = self.contacts.bodies(conversions.body_names_from_msg(msg))
+        except GraspMonitorError as error:
+            self.get_logger().error(f'contacts/bodies: {error}')
+            return
+        for contacts in held:
+            self._contacts_in(contacts)
+
+    def _contacts_in(self, contacts) -> None:
+        _, forces, pad = self.contacts.select(contacts)
+        self.inputs.update_contacts(
+            strongest_per_pad(forces, pad, len(self.contacts.pads)), contacts.time_s)
+        self._evaluate()
 
     def _on_object(self, msg: Odometry) -> None:
         body = read_input(self, self.refused, 'ground_truth',
@@ -215,7 +253,7 @@ class GraspMonitorNode(Node):
         values = self.monitor.diagnostics()
         values.update({f'pad_force_n.{pad}': f'{force:.3f}' for pad, force in
                        zip(self.inputs.config.pads, self.inputs.pad_forces_n())})
-        values.update(dropped_samples=str(self.inputs.grid.dropped),
+        values.update(basis=self.basis, dropped_samples=str(self.inputs.grid.dropped),
                       old_timeline_inputs=str(self.inputs.grid.ignored))
         values.update(refusal_counts(self.refused, 'refused_inputs'))
         stale = self.inputs.sample(self._now_s()).stale

@@ -10,12 +10,18 @@ PARAMETERS = COMMON + (
               'Tactile pads (tactile/<pad>), one robot body each.', read_only=True),
     ParamSpec('object', 'object', 'Object with ground truth (ground_truth/<object>); "" on '
               'hardware: stillness then comes from finger_joints.', read_only=True),
+    ParamSpec('contacts', 'contacts', "The simulator's contacts of the pads (PointCloud2; "
+              'body names on <contacts>/bodies): a pad is in contact when it touches '
+              '`object` with at least contact_force, as rostok counts contacts; "" = from '
+              'the taxels, whatever the pad touches (an estimate, as on hardware).',
+              read_only=True),
     ParamSpec('finger_joints', ['finger_left', 'finger_right'],
               'Joints whose speeds show a still grasp without ground truth.', read_only=True),
     ParamSpec('events', list(EVENT_ORDER), 'Events to run.', read_only=True),
     ParamSpec('rate', 100.0, 'Samples at the input stamps k / rate, Hz.', 1.0, 2000.0,
               read_only=True),
-    ParamSpec('contact_force', 1e-3, 'A pad touches at this total force, N.', 1e-6, 1e3,
+    ParamSpec('contact_force', 1e-3, 'A pad touches at this force, N: of one contact with '
+              'the object (contacts), or the total of its taxels.', 1e-6, 1e3,
               read_only=True),
     ParamSpec('max_sample_age', 0.1, 'A sample of older input, or that the clock passed by '
               'this before every input came, is stale, s.', 1e-3, 60.0, read_only=True),

@@ -23,6 +23,7 @@ QOS = {
     'default': 'reliable, volatile, depth 10',
     'tf': 'reliable, volatile, depth 100 (as tf2 broadcasters and listeners)',
     'tf_static': 'reliable, transient local, depth 1 (as tf2 static broadcasters)',
+    'latched': 'reliable, transient local, depth 1',
     'service': 'services default',
 }
 
@@ -44,7 +45,8 @@ class Endpoint:
         interface: its type, ``package/msg/Name`` or ``package/srv/Name``; ``*`` for any.
         qos: a key of ``QOS``.
         description: what flows, with units.
-        when: a parameter that must be non-empty (or true) for the endpoint to exist.
+        when: a parameter that must be non-empty (or true) for the endpoint to exist;
+            ``!name``: one that must be empty (or false).
     """
 
     kind: str
@@ -148,4 +150,5 @@ def compare(declared, found, name: str, namespace: str) -> tuple[list, list]:
 
 def expected(declared, parameters: dict) -> list[Endpoint]:
     """Return the declarations a node creates with ``parameters`` (name: value)."""
-    return [d for d in declared if not d.when or parameters[d.when]]
+    return [d for d in declared if not d.when or (
+        not parameters[d.when[1:]] if d.when.startswith('!') else parameters[d.when])]

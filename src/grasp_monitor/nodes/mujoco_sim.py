@@ -10,7 +10,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.events import ExternalForceTest
 from grasp_monitor.nodes.common import (
-    accept_servo_command, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS,
+    accept_servo_command, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS,
 )
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
@@ -23,8 +23,8 @@ from nav_msgs.msg import Odometry
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from sensor_msgs.msg import JointState, PointCloud2
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
 
@@ -40,6 +40,12 @@ INTERFACES = (
               'body names (`world` the root), every tick'),
     publishes('/tf_static', 'tf2_msgs/msg/TFMessage', 'tf_static',
               'every welded (jointless) body in its parent body, once'),
+    publishes('contacts', 'sensor_msgs/msg/PointCloud2', 'sensor',
+              'every contact of a pad, every tick, frame `world`: float64 x y z (point, m), '
+              'nx ny nz (normal), fx fy fz (force, N) that body1 (the pad) exerts on body2; '
+              'int32 body1 body2: MuJoCo body ids, named on contacts/bodies'),
+    publishes('contacts/bodies', 'std_msgs/msg/String', 'latched',
+              'the body names by id, one a line (line i = body i; 0 = world), once'),
     diagnostics('refused commands by kind, watchdog, servo temperatures, bus voltage'),
     subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
                'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints; in '
@@ -70,6 +76,8 @@ class MujocoSimNode(Node):
     ``grasp_controller`` (``controller``) nodes on the same runner and executor.
     In lockstep (the default) a tick waits for its inputs: see ``_inputs_in``.
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
+    ``contacts`` (PointCloud2: the pads' contacts, every tick) and ``contacts/bodies``
+    (String: body names by id, once),
     ``/tf`` (moving bodies, every tick) and ``/tf_static`` (welded bodies, once),
     ``/diagnostics`` (1 Hz: rate, refused commands, watchdog, servo telemetry).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full`` (Float64MultiArray).
@@ -122,6 +130,10 @@ class MujocoSimNode(Node):
         self.joint_pub = self.create_publisher(JointState, 'joint_states', qos)
         self.body_pubs = [self.create_publisher(Odometry, f'ground_truth/{body}', qos)
                           for body in self.sim.tracked_bodies]
+        self.contacts_pub = self.create_publisher(PointCloud2, 'contacts', qos)
+        self.bodies_pub = self.create_publisher(String, 'contacts/bodies', LATCHED_QOS)
+        self.bodies_pub.publish(
+            conversions.body_names_to_msg(self.sim.body_names()))
         self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', TF_STATIC_QOS)
         self.tf_static_pub.publish(conversions.tf_message(self.sim.static_frame_transforms()))
@@ -156,6 +168,7 @@ class MujocoSimNode(Node):
         for publisher, msg in zip(self.body_pubs, odometry):
             publisher.publish(msg)
         self.tf_pub.publish(conversions.tf_message(sim.frame_transforms()))
+        self.contacts_pub.publish(conversions.pad_contacts_to_msg(sim.pad_contacts()))
 
     def _set_command(self, command) -> None:
         with self.runner.lock:

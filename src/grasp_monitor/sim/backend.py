@@ -17,6 +17,7 @@ import math
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.events import ExternalForceTest
 from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
+from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
@@ -89,6 +90,7 @@ class Simulator:
         tracked = tuple(dict.fromkeys(scene.objects + scene.pads))
         self.tracked_bodies = tracked
         self._tracked_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, tracked, 'body')
+        self._pad_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, scene.pads, 'body')
         self._robot_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, scene.robot_bodies, 'body')
         self._base_id = int(_resolve(model, mujoco.mjtObj.mjOBJ_BODY, (scene.base_body,),
                                      'body')[0])
@@ -433,3 +435,14 @@ class Simulator:
         """Every active contact, in bulk."""
         from grasp_monitor.sim.contacts import extract_contacts
         return extract_contacts(self.model, self.data, self.time_s)
+
+    def pad_contacts(self) -> PadContacts:
+        """Every active contact of a pad, oriented from the pad, in the world frame."""
+        from grasp_monitor.sim.contacts import extract_contacts, pad_contacts
+        return pad_contacts(extract_contacts(self.model, self.data, self.time_s),
+                            self._pad_ids)
+
+    def body_names(self) -> tuple[str, ...]:
+        """Return the name of every body, by id: how ``pad_contacts`` names its bodies."""
+        from grasp_monitor.sim.contacts import body_names
+        return body_names(self.model)

@@ -13,9 +13,11 @@ import logging
 from typing import Iterable, Iterator, Mapping
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.values import Contacts, GeomShape
 import mujoco
 import numpy as np
+import numpy.typing as npt
 
 _log = logging.getLogger(__name__)
 
@@ -116,6 +118,28 @@ def extract_contacts(model: mujoco.MjModel, data: mujoco.MjData,
         body1=bodies[:, 0], body2=bodies[:, 1],
         time_s=stamp,
     )
+
+
+def pad_contacts(contacts: Contacts, pad_ids: npt.ArrayLike) -> PadContacts:
+    """Return the contacts that touch a pad, oriented from the pad, in the world frame.
+
+    A contact between two pads is kept once, from its geom1's pad.
+
+    Args:
+        contacts: every contact of the sample (``extract_contacts``).
+        pad_ids: body ids of the pads.
+    """
+    pads = np.asarray(pad_ids, dtype=np.int64)
+    first = np.isin(contacts.body1, pads)
+    keep = np.flatnonzero(first | np.isin(contacts.body2, pads))
+    # +1 where the pad is geom1 (MuJoCo's normal and force already point away from it)
+    sign = np.where(first[keep], 1.0, -1.0)[:, None]
+    frame = contacts.frame_in_world[keep]
+    force = np.einsum('kji,kj->ki', frame, contacts.force_in_contact[keep])
+    return PadContacts(
+        contacts.position_in_world[keep], sign * frame[:, 0], sign * force,
+        np.where(first[keep], contacts.body1[keep], contacts.body2[keep]),
+        np.where(first[keep], contacts.body2[keep], contacts.body1[keep]), contacts.time_s)
 
 
 def body_names(model: mujoco.MjModel) -> tuple[str, ...]:

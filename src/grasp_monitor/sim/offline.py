@@ -17,6 +17,7 @@ from typing import Any, Mapping
 from grasp_monitor.core.events import MonitorConfig
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.metrics import MetricsConfig
+from grasp_monitor.core.pad_contacts import basis_name
 from grasp_monitor.sim.pipeline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.scene import Drive, Scene
 from grasp_monitor.sim.scenes import build_scene
@@ -33,7 +34,9 @@ class RunResult:
     forces, N; ``peak_energy_j`` the highest energy metric over objects and
     steps, J, at ``peak_energy_time_s``; ``criteria`` each criterion's reward
     and ``reward`` their weighted total, as the metrics node reports them (empty
-    and None without a metrics configuration or a sample in the trial).
+    and None without a metrics configuration or a sample in the trial); ``basis``
+    what the events and criteria come from: ``contacts`` (the pads' contacts with
+    the object) or ``taxels (estimate)``.
     """
 
     scenario: str
@@ -53,6 +56,7 @@ class RunResult:
     energy_failed: bool = False
     criteria: Mapping[str, float] = dataclasses.field(default_factory=dict)
     reward: float | None = None
+    basis: str = ''
     params_file: str = ''
 
     def to_json(self) -> dict[str, Any]:
@@ -142,4 +146,5 @@ def run_scenario(
         peak_energy_j=result.peak_energy_j, peak_energy_time_s=result.peak_energy_time_s,
         energy_failed=result.energy_failed,
         criteria=dict(report.partials) if report is not None else {},
-        reward=report.total if report is not None else None, params_file=setup.params_file)
+        reward=report.total if report is not None else None,
+        basis=basis_name(setup.pipeline.contacts), params_file=setup.params_file)

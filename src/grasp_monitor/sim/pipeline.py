@@ -5,7 +5,9 @@ block buffer; everything else is computed per block of steps, vectorised:
 
 * sensors appended to the scene's MJCF: per pad, a contact sensor on the pad
   body (``num`` slots of found, force, pos, normal, tangent; contacts seen
-  from the pad) and the pad body's pose; the frame sensors of
+  from the pad) and the pad body's pose; with ``contacts``, per pad a contact
+  sensor of the pad with the object (the contacts the simulator node publishes
+  on ``contacts`` that the monitor and metrics nodes keep); the frame sensors of
   ``with_frame_sensors`` (objects and pads, inertial frames) for the energy
   metric and the object's speed; the base body's position;
 * the control (the scene's drive, the force test) is applied every control
@@ -14,9 +16,12 @@ block buffer; everything else is computed per block of steps, vectorised:
   (``PadGroup.compute_block``, all pads in one call; equal to
   ``SimTactileArrays.compute`` after each step), ``EnergyTracker.update_block``
   over its steps, and one ``GraspMonitor`` sample per control tick built from
-  those tactile arrays (a pad touches when the norm of its summed taxel forces
-  reaches ``contact_force_n``, as the monitor node reads tactile clouds), the
-  object's speed and the pads' distances from the base.
+  the pads' contacts with the object (a pad touches when one of them reaches
+  ``contact_force_n``, as the monitor node reads ``contacts``) or, without
+  ``contacts``, from the tactile arrays (when the norm of its summed taxel
+  forces reaches it, as the monitor node reads tactile clouds), the object's
+  speed and the pads' distances from the base; the metrics' samples likewise
+  from the contacts with the object or from the taxels.
 
 A command of the monitor (ACTIVATE on a grasp, STOP) acts at its own sample,
 as the lockstep graph does: a block in which the monitor commanded before its
@@ -91,6 +96,8 @@ class PipelineConfig:
             reaches this, N (the monitor node's ``contact_force``).
         object_body: the body whose speed the monitor reads ('' = the scene's
             first object), as the monitor node reads ``ground_truth/<object>``.
+        contacts: the monitor and metrics read the pads' contacts with the object
+            (their ``contacts`` parameter set), not the taxels (an estimate).
     """
 
     control_rate_hz: float = 100.0
@@ -102,6 +109,7 @@ class PipelineConfig:
     force_start_s: float = 0.0
     contact_force_n: float = CONTACT_FORCE_N
     object_body: str = ''
+    contacts: bool = True
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.control_rate_hz) and 0 < self.control_rate_hz <= 10000):
@@ -131,19 +139,29 @@ def truth_sensor(body: str, kind: str) -> str:
     return f'grasp_monitor/truth/{body}/{kind}'
 
 
+def object_sensor(pad_body: str) -> str:
+    """Return the name of the contact sensor of ``pad_body`` with the object."""
+    return f'grasp_monitor/contacts/{pad_body}'
+
+
 def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
-                          truth_bodies: Sequence[str] = ()) -> Scene:
+                          truth_bodies: Sequence[str] = (), object_body: str = '') -> Scene:
     """Return ``scene`` with the pipeline's sensors appended (module docstring).
 
-    Order in ``sensordata``: the ground-truth sensors of ``truth_bodies``
+    Order in ``sensordata``: with ``object_body``, per pad body its contact sensor
+    with that body (named by ``object_sensor``); the ground-truth sensors of ``truth_bodies``
     (``TRUTH_SENSORS`` of the body frame, named by ``truth_sensor``); per pad
     body, its contact sensor then its body pose (framepos, framequat); the base
     body's framepos; then the sensors of ``with_frame_sensors``.
     """
     scene = with_frame_sensors(scene)
     end = scene.mjcf.rfind('<sensor>')
-    sensors = ''.join(f'<{kind} name="{truth_sensor(body, kind)}" objtype="xbody" '
-                      f'objname="{body}"/>' for body in truth_bodies for kind in TRUTH_SENSORS)
+    sensors = ''.join(
+        f'<contact name="{object_sensor(body)}" body1="{body}" body2="{object_body}" '
+        f'num="{slots}" data="found force pos normal tangent" reduce="none"/>'
+        for body in (pad_bodies if object_body else ()))
+    sensors += ''.join(f'<{kind} name="{truth_sensor(body, kind)}" objtype="xbody" '
+                       f'objname="{body}"/>' for body in truth_bodies for kind in TRUTH_SENSORS)
     sensors += ''.join(
         f'<contact body1="{body}" num="{slots}" data="found force pos normal tangent"'
         f' reduce="none"/><framepos objtype="xbody" objname="{body}"/>'
@@ -230,7 +248,11 @@ class OfflinePipeline:
                 raise ConfigError(f'body {body!r} has no ground truth in scene {scene.name}; '
                                   f'valid: {", ".join(tracked)}')
         truth = list(dict.fromkeys(truth))
-        scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth)
+        if self.config.contacts and metrics is not None and metrics.object_name != truth[0]:
+            raise ConfigError(f'the metrics object {metrics.object_name!r} must be the '
+                              f"monitor's, {truth[0]!r}: the contacts are those with it")
+        scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth,
+                                      truth[0] if self.config.contacts else '')
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
         self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
         if self.config.force_start_s > 0.0 and self.config.force_test is not None:
@@ -277,13 +299,17 @@ class OfflinePipeline:
         self._truth = {body: [_columns(model, truth_sensor(body, kind)) for kind in TRUTH_SENSORS]
                        for body in truth}
         self._speed_columns = self._truth[truth[0]][2]
+        # The object contact sensors of the pads, per pad: (slots, 13) values each.
+        self._object_columns = [_columns(model, object_sensor(body)) for body in bodies] \
+            if self.config.contacts else []
         self.metrics = TrialMetrics(metrics) if metrics is not None else None
         self.report: CriteriaReport | None = None
         if metrics is not None:
             self._metrics_pads = [[spec.name for spec in specs].index(pad)
                                   for pad in metrics.pads]
-            if any(specs[i].settings['touch'] not in PAD_FRAME_TOUCH_FUNCTIONS
-                   for i in self._metrics_pads):
+            if not self.config.contacts and any(
+                    specs[i].settings['touch'] not in PAD_FRAME_TOUCH_FUNCTIONS
+                    for i in self._metrics_pads):
                 raise ConfigError('the metrics read taxel forces in the pad frame: touch must '
                                   f'be one of {", ".join(PAD_FRAME_TOUCH_FUNCTIONS)}')
             # as a tactile cloud carries them: float32
@@ -466,8 +492,9 @@ class OfflinePipeline:
             (first_step + np.arange(1, record.shape[0] + 1)) % self.steps_per_monitor_sample == 0)
         every = np.stack([_norm(pad.value_sum) for pad in self.arrays.pads], axis=1)
         np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
-        totals = every[ticks]
         at_ticks = record[ticks]
+        totals = self._strongest_object_contacts(at_ticks) if self.config.contacts \
+            else every[ticks]
         velocity = at_ticks[:, self._speed_columns]
         speed = np.sqrt(np.einsum('ti,ti->t', velocity, velocity))
         offset = np.stack([at_ticks[:, p] for _, p, _ in self._pad_columns], axis=1)
@@ -505,13 +532,46 @@ class OfflinePipeline:
             if event is not None:
                 self._metrics_event(event)
             elif self.report is None:  # one trial per run
-                self.metrics.add(float(stamps[row]), *self._metrics_sample(record[row], row))
+                add = self.metrics.add_contacts if self.config.contacts else self.metrics.add
+                add(float(stamps[row]), *self._metrics_sample(record[row], row))
+
+    def _object_slots(self, rows: np.ndarray, pad: int) -> np.ndarray:
+        """Return (R, slots, 13) the object contact sensor slots of pad ``pad`` in ``rows``."""
+        return rows[:, self._object_columns[pad]].reshape(rows.shape[0], -1, _SLOT_WIDTH)
+
+    def _strongest_object_contacts(self, rows: np.ndarray) -> np.ndarray:
+        """Return (R, pads) each pad's strongest contact force with the object, N."""
+        strongest = np.empty((rows.shape[0], len(self._object_columns)))
+        for pad in range(len(self._object_columns)):
+            slots = self._object_slots(rows, pad)
+            force = slots[:, :, 1:4]  # the contact frame is orthonormal: its norm is the world's
+            magnitude = np.sqrt(np.einsum('rsi,rsi->rs', force, force))
+            strongest[:, pad] = np.where(slots[:, :, 0] > 0, magnitude, 0.0).max(axis=1)
+        return strongest
+
+    def _object_contacts(self, values: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Return one row's contacts of the metrics' pads with the object (``add_contacts``)."""
+        points, forces, index = [], [], []
+        for i, pad in enumerate(self._metrics_pads):
+            slots = self._object_slots(values[None], pad)[0]
+            slots = slots[slots[:, 0] > 0]
+            normal, tangent = slots[:, 7:10], slots[:, 10:13]
+            frame = np.stack([normal, tangent, np.cross(normal, tangent)], axis=1)
+            points.append(slots[:, 4:7])
+            forces.append(np.einsum('kji,kj->ki', frame, slots[:, 1:4]))
+            index.append(np.full(len(slots), i))
+        return np.concatenate(points), np.concatenate(forces), np.concatenate(index)
 
     def _metrics_sample(self, values: np.ndarray, row: int) -> tuple[Any, ...]:
-        """Return one row as the metrics node's inputs: object, pads, taxels in the pads."""
+        """Return one row as the metrics node's inputs: object, pads, taxels in the pads.
+
+        With ``contacts``: object, pads, and the contacts of the pads with the object.
+        """
         config = self.metrics.config
         obj, *pads = (BodyState(body, *(values[c] for c in self._truth[body]))
                       for body in (config.object_name, *config.pads))
+        if self.config.contacts:
+            return (obj, pads, *self._object_contacts(values))
         forces = []
         for pad in self._metrics_pads:
             force = self.values[pad][row]
