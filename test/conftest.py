@@ -241,12 +241,16 @@ def status_values(status):
     return {kv.key: kv.value for kv in status.values}
 
 
-def start_monitor_and_metrics(ros, tmp_path, depth):
-    """Start grasp_monitor (no simulator) and grasp_metrics with sensor queues ``depth`` deep."""
+def start_monitor_and_metrics(ros, tmp_path, depth, contacts=None):
+    """Start grasp_monitor (no simulator) and grasp_metrics with sensor queues ``depth`` deep.
+
+    ``contacts``: their ``contacts`` parameter ('' reads the taxels), default theirs.
+    """
     from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
     from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
     from rclpy.parameter import Parameter
-    overrides = [Parameter('qos.depth', value=depth)]
+    overrides = [Parameter('qos.depth', value=depth)] + (
+        [Parameter('contacts', value=contacts)] if contacts is not None else [])
     monitor = ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=overrides + [
         Parameter('simulator', value=''),
         Parameter('event_log', value=str(tmp_path / 'events.jsonl'))]))

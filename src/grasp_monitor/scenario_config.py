@@ -193,6 +193,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         # the monitor asks its simulator for the test; none without one
         force_test=force_test(sim) if monitor['simulator'] or sim['force_test.start_time']
         else None,
+        # the monitor asks for the test on a grasp only of a simulator it names
+        force_on_grasp=bool(monitor['simulator']),
         force_body=sim['force_test.body'], force_start_s=sim['force_test.start_time'],
         contact_force_n=monitor['contact_force'],
         object_body=monitor['object'], contacts=bool(monitor['contacts']))

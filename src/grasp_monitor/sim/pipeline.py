@@ -88,7 +88,10 @@ class PipelineConfig:
             calls, which at 0.1 s blocks costs as much as MuJoCo's step.
         contact_slots: contacts per pad the contact sensor reports per step;
             more are counted in ``PipelineResult.contact_overflows`` and lost.
-        force_test: the external force test started by a grasp (None: none).
+        force_test: the external force test (None: none).
+        force_on_grasp: a grasp (ACTIVATE) starts ``force_test``, as the monitor asks its
+            simulator to; False: only ``force_start_s`` does (a monitor without a
+            simulator asks nothing).
         force_body: the body the force test pulls ('' = the scene's first object).
         force_start_s: also start the force test by itself at this simulated
             time, s (0 = only on a grasp), as the simulator's ``force_test.start_time``.
@@ -105,6 +108,7 @@ class PipelineConfig:
     block_s: float = 0.5
     contact_slots: int = 16
     force_test: ExternalForceTest | None = ExternalForceTest()
+    force_on_grasp: bool = True
     force_body: str = ''
     force_start_s: float = 0.0
     contact_force_n: float = CONTACT_FORCE_N
@@ -607,13 +611,15 @@ class OfflinePipeline:
     def _acts(self, command: Command) -> bool:
         """Whether ``command`` changes the physics: starts or stops the force test."""
         if command is Command.ACTIVATE:
-            return self.config.force_test is not None and not self._grasped
+            return self.config.force_test is not None and self.config.force_on_grasp \
+                and not self._grasped
         return command is Command.STOP and self.sim.force_test_active
 
     def _react(self, command: Command) -> None:
         """Start the force test on a grasp, stop it when the trial stops."""
         test = self.config.force_test
-        if command is Command.ACTIVATE and test is not None and not self._grasped:
+        if command is Command.ACTIVATE and test is not None and self.config.force_on_grasp \
+                and not self._grasped:
             self._grasped = True
             self.sim.start_force_test(test, self.config.force_body)
         elif command is Command.STOP and self.sim.force_test_active:
