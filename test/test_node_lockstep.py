@@ -80,7 +80,7 @@ def test_a_hosted_controller_commands_each_tick_as_the_script_does_offline(ros):
     controller = ros.add(GraspControllerNode(
         runner=sim.runner, context=ros.context,
         parameter_overrides=[Parameter('grip_force', value=12.0),
-                             Parameter('rate', value=100.0)]))
+                             Parameter('rate', value=100.0), Parameter('hosted', value=True)]))
     client = ros.client()
     states = []
     client.create_subscription(JointState, 'joint_states', states.append, RELIABLE)

@@ -69,9 +69,13 @@ def parameter_file(path: Path) -> dict[str, dict[str, Any]]:
 def parameters_of(node: str, path: Path) -> dict[str, Any]:
     """Return the values node ``node`` starts with from the file: its defaults, overridden."""
     values = {spec.name: spec.default for spec in node_modules()[node].PARAMETERS}
-    for key, section in parameter_file(path).items():
+    sections = parameter_file(path)
+    for key, section in sections.items():
         if key == '/**' or key.rstrip('/').rsplit('/', 1)[-1] == node:
             values.update(section)
+    if node == 'grasp_controller':  # the simulator hosts it, as its `controller` says
+        sim = parameters_of('mujoco_sim', path) if node_modules().get('mujoco_sim') else {}
+        values['hosted'] = bool(sim.get('controller', False))
     return values
 
 

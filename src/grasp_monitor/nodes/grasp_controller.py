@@ -7,6 +7,7 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor import conversions
 from grasp_monitor.core.command_hold import CommandHold
+from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
@@ -31,11 +32,14 @@ PARAMETERS = COMMON + (
     ParamSpec('close_ramp', 0.5, 'Time for the grip force to rise from 0 at the start of the '
               'close, s (at most close_duration).', 0.0, 60.0, read_only=True),
     ParamSpec('lift_duration', 1.5, 'Lift phase, s.', 0.01, 60.0, read_only=True),
+    ParamSpec('hosted', False, "In the simulator's process, commanding its ticks directly "
+              '(set by the simulator with its `controller` parameter; no servo_commands).',
+              read_only=True),
 )
 
 INTERFACES = (
     publishes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
-              'approach, close, lift, hold, at `rate`'),
+              'approach, close, lift, hold, at `rate`', when='!hosted'),
     diagnostics('script phase'),
     service('~/start', 'std_srvs/srv/Trigger', 'restart the script from the approach'),
 )
@@ -61,6 +65,10 @@ class GraspControllerNode(Node):
     def __init__(self, *, runner: SimRunner | None = None, **kwargs) -> None:
         super().__init__('grasp_controller', **kwargs)
         p = declare(self, PARAMETERS)
+        if p['hosted'] != (runner is not None):
+            raise ConfigError(f"hosted is {p['hosted']}, but the node runs "
+                              f"{'in' if runner is not None else 'outside'} the simulator's "
+                              "process: the simulator's `controller` parameter sets it")
         self.script = PickLiftScript(
             approach_height_m=p['approach_height'], lift_height_m=p['lift_height'],
             grip_force_n=p['grip_force'], approach_s=p['approach_duration'],

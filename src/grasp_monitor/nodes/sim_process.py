@@ -13,6 +13,7 @@ from grasp_monitor.nodes.grasp_controller import GraspControllerNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 
 def run_simulator(args: list[str] | None = None, tactile: bool | None = None) -> int:
@@ -33,7 +34,8 @@ def run_simulator(args: list[str] | None = None, tactile: bool | None = None) ->
             if sim.tactile if tactile is None else tactile:  # the parameter, unless forced
                 nodes.append(TactileSensorNode(runner=sim.runner))
             if sim.host_controller:
-                nodes.append(GraspControllerNode(runner=sim.runner))
+                nodes.append(GraspControllerNode(
+                    runner=sim.runner, parameter_overrides=[Parameter('hosted', value=True)]))
         except Exception:
             for node in reversed(nodes):
                 node.destroy_node()
