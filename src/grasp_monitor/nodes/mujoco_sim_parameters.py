@@ -57,8 +57,9 @@ PARAMETERS = COMMON + (
     ParamSpec('real_time_factor', 1.0, 'Simulated s per wall s; 0 = as fast as possible.',
               0.0, 1000.0, read_only=True),
     ParamSpec('pause_at', 0.0, 'Pause by itself once simulated time reaches this, after '
-              'every reset, s (0 = never; resume with ~/pause false): a trial of a set length '
-              'that ends on the same tick however busy the machine.', 0.0, 1e6,
+              'every ~/reset (not before the first), s (0 = never; resume with ~/pause '
+              'false): a trial of a set length ends on the same tick however busy the '
+              'machine.', 0.0, 1e6,
               read_only=True),
     ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
               read_only=True),

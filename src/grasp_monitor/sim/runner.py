@@ -19,8 +19,9 @@ class RunConfig:
         publish_rate_hz: ticks per simulated second; each tick steps the physics
             ``round(1 / (publish_rate_hz * timestep))`` times and calls back.
         real_time_factor: simulated seconds per wall second; 0 runs as fast as possible.
-        pause_at_s: pause by itself once simulated time reaches this, on every
-            timeline (after each reset), once its gate let that tick in; 0: never.
+        pause_at_s: pause by itself once simulated time reaches this, on the timeline
+            of each reset (not the one it starts with: a trial starts with a reset),
+            once its gate let that tick in; 0: never.
     """
 
     publish_rate_hz: float = 500.0
@@ -80,6 +81,7 @@ class SimRunner:
         self.ticks = 0
         self.pacer = Pacer(config.real_time_factor)
         self._paused_at = False  # paused at pause_at_s on this timeline
+        self._reset_once = False  # pause_at_s counts from the first reset on
 
     @property
     def paused(self) -> bool:
@@ -95,6 +97,7 @@ class SimRunner:
         with self.lock:
             self.sim.reset()
             self.pacer.rebase()
+            self._reset_once = True
 
     def add_tick_callback(self, callback: Callable[[Simulator], None]) -> None:
         """Call ``callback(sim)`` after every tick from now on."""
@@ -148,7 +151,7 @@ class SimRunner:
     def _pause_here(self) -> bool:
         """Pause at ``pause_at_s`` once per timeline; True when it just paused."""
         at_s = self.config.pause_at_s
-        if not at_s:
+        if not at_s or not self._reset_once:
             return False
         with self.lock:
             now_s = self.sim.time_s
