@@ -10,7 +10,9 @@ import sys
 import threading
 from typing import Callable, TypeVar
 
+from grasp_monitor import conversions
 from grasp_monitor.core.errors import CommandError, ConfigError, GraspMonitorError
+from grasp_monitor.core.pad_contacts import ObjectContacts, PadContacts
 from grasp_monitor.core.servo import ServoCommand
 from grasp_monitor.recording import split_type, TopicQos
 import rclpy
@@ -21,6 +23,8 @@ from rclpy.guard_condition import GuardCondition
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from sensor_msgs.msg import PointCloud2
+from std_msgs.msg import String
 
 T = TypeVar('T')
 #: grasp_monitor/events: reliable and transient local, so a late subscriber gets the trial.
@@ -90,6 +94,34 @@ def refusal_counts(refused: Counter, total_key: str) -> dict[str, int]:
     """Return diagnostic values of refusals: their total under ``total_key``, then by kind."""
     return {total_key: sum(refused.values())} | {
         f'refused.{kind}': count for kind, count in refused.items()}
+
+
+def subscribe_contacts(node: Node, refused: Counter, topic: str, contacts: ObjectContacts,
+                       qos: QoSProfile, group, sink: Callable[[PadContacts], None]) -> None:
+    """Subscribe to the pads' contacts on ``topic`` and their body names on ``topic/bodies``.
+
+    Each sample goes to ``sink`` once the names are known (until then ``contacts`` holds
+    it); a malformed one is counted and logged as ``read_input`` does.
+    """
+    def on_contacts(msg: PointCloud2) -> None:
+        sample = read_input(node, refused, 'contacts',
+                            lambda: conversions.pad_contacts_from_msg(msg))
+        if sample is not None:
+            for held in contacts.take(sample):
+                sink(held)
+
+    def on_bodies(msg: String) -> None:
+        try:
+            held = contacts.bodies(conversions.body_names_from_msg(msg))
+        except GraspMonitorError as error:
+            node.get_logger().error(f'contacts/bodies: {error}')
+            return
+        for sample in held:
+            sink(sample)
+
+    node.create_subscription(PointCloud2, topic, on_contacts, qos, callback_group=group)
+    node.create_subscription(String, f'{topic}/bodies', on_bodies, LATCHED_QOS,
+                             callback_group=group)
 
 
 def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoCommand],

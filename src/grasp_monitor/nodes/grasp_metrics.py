@@ -14,7 +14,7 @@ from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.monitor_inputs import InputsConfig, StampGrid
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts
 from grasp_monitor.nodes.common import (
-    EVENTS_QOS, LATCHED_QOS, read_input, refusal_counts, run_node, sensor_qos,
+    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, subscribe_contacts,
 )
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
@@ -23,7 +23,6 @@ from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
-from std_msgs.msg import String
 
 
 INTERFACES = (
@@ -93,10 +92,8 @@ class GraspMetricsNode(Node):
                                      lambda m, b=body: self._on_body(b, m), qos,
                                      callback_group=group)
         if self.contacts is not None:
-            self.create_subscription(PointCloud2, p['contacts'], self._on_contacts, qos,
-                                     callback_group=group)
-            self.create_subscription(String, f'{p["contacts"]}/bodies', self._on_bodies,
-                                     LATCHED_QOS, callback_group=group)
+            subscribe_contacts(self, self.refused, p['contacts'], self.contacts, qos, group,
+                               self._contacts_in)
         for pad in p['pads'] if self.contacts is None else ():
             self.create_subscription(PointCloud2, f'tactile/{pad}',
                                      lambda m, pad=pad: self._on_pad(pad, m), qos,
@@ -118,22 +115,6 @@ class GraspMetricsNode(Node):
         if cloud is not None:
             self.grid.add(self.inputs.index(f'tactile/{pad}'), cloud[2], cloud[:2])
             self._sample()
-
-    def _on_contacts(self, msg: PointCloud2) -> None:
-        contacts = read_input(self, self.refused, 'contacts',
-                              lambda: conversions.pad_contacts_from_msg(msg))
-        if contacts is not None:
-            for held in self.contacts.take(contacts):
-                self._contacts_in(held)
-
-    def _on_bodies(self, msg: String) -> None:
-        try:
-            held = self.contacts.bodies(conversions.body_names_from_msg(msg))
-        except GraspMonitorError as error:
-            self.get_logger().error(f'contacts/bodies: {error}')
-            return
-        for contacts in held:
-            self._contacts_in(contacts)
 
     def _contacts_in(self, contacts) -> None:
         self.grid.add(self.inputs.index('contacts'), contacts.time_s,

@@ -15,7 +15,7 @@ from grasp_monitor.core.frames import FrameLookupError, FrameTree
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, strongest_per_pad
 from grasp_monitor.nodes.common import (
-    EVENTS_QOS, LATCHED_QOS, read_input, refusal_counts, run_node, sensor_qos, TF_QOS,
+    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, subscribe_contacts, TF_QOS,
     TF_STATIC_LISTENER_QOS, VERDICTS_QOS,
 )
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
@@ -25,7 +25,6 @@ from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState, PointCloud2
-from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
 
@@ -110,10 +109,8 @@ class GraspMonitorNode(Node):
         self.period_s = 1.0 / p['rate']
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         if self.contacts is not None:
-            self.create_subscription(PointCloud2, p['contacts'], self._on_contacts, qos,
-                                     callback_group=group)
-            self.create_subscription(String, f'{p["contacts"]}/bodies', self._on_bodies,
-                                     LATCHED_QOS, callback_group=group)
+            subscribe_contacts(self, self.refused, p['contacts'], self.contacts, qos, group,
+                               self._contacts_in)
         for pad in p['pads'] if self.contacts is None else ():
             self.create_subscription(PointCloud2, f'tactile/{pad}',
                                      lambda m, pad=pad: self._on_pad(pad, m), qos,
@@ -151,22 +148,6 @@ class GraspMonitorNode(Node):
         if cloud is not None:
             self.inputs.update_pad(pad, cloud[1], cloud[2])
             self._evaluate()
-
-    def _on_contacts(self, msg: PointCloud2) -> None:
-        contacts = read_input(self, self.refused, 'contacts',
-                              lambda: conversions.pad_contacts_from_msg(msg))
-        if contacts is not None:
-            for held in self.contacts.take(contacts):
-                self._contacts_in(held)
-
-    def _on_bodies(self, msg: String) -> None:
-        try:
-            held = self.contacts.bodies(conversions.body_names_from_msg(msg))
-        except GraspMonitorError as error:
-            self.get_logger().error(f'contacts/bodies: {error}')
-            return
-        for contacts in held:
-            self._contacts_in(contacts)
 
     def _contacts_in(self, contacts) -> None:
         _, forces, pad = self.contacts.select(contacts)
