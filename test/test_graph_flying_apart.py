@@ -14,7 +14,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.common import EVENTS_QOS, VERDICTS_QOS
 from grasp_monitor.scenario_config import default_params_file, offline_run, ScenarioConfig
-from grasp_monitor.sim.offline import run_scenario
+from grasp_monitor.sim.scenario_run import run_scenario
 import pytest
 from std_srvs.srv import SetBool, Trigger
 import yaml

@@ -4,7 +4,7 @@ import math
 
 from grasp_monitor.cli import main
 from grasp_monitor.core.errors import ConfigError, SimulationError
-from grasp_monitor.sim.offline import default_drive
+from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.tactile_plot import snapshot_at_grasp, tactile_plots
 import matplotlib.image

@@ -28,7 +28,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from grasp_monitor.results_dir import new_run_dir, point_latest
     from grasp_monitor.scenario_config import offline_run, ScenarioConfig
-    from grasp_monitor.sim.offline import run_scenario
+    from grasp_monitor.sim.scenario_run import run_scenario
     started = datetime.now(timezone.utc)
     config = ScenarioConfig.from_file(args.params_file) if args.params_file else \
         ScenarioConfig.for_scenario(args.scenario or DEFAULT_SCENARIO)

@@ -119,7 +119,7 @@ class GraphPlan:
         """
         from grasp_monitor.nodes.mujoco_sim_parameters import scenario_params, scene_settings
         from grasp_monitor.sim.backend import Simulator
-        from grasp_monitor.sim.runner import RunConfig
+        from grasp_monitor.sim.paced_loop import RunConfig
         from grasp_monitor.sim.scenes import build_scene
         config = ScenarioConfig.from_file(params_file)
         given = config.given

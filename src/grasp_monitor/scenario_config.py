@@ -158,8 +158,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     from grasp_monitor.nodes.mujoco_sim_parameters import (
         force_test, scenario_params, scene_settings)
     from grasp_monitor.nodes.tactile_sensor_parameters import PER_PAD
-    from grasp_monitor.sim.offline import OfflineSetup
-    from grasp_monitor.sim.pipeline import PipelineConfig
+    from grasp_monitor.sim.scenario_run import OfflineSetup
+    from grasp_monitor.sim.offline_pipeline import PipelineConfig
     from grasp_monitor.sim.scenes import build_scene
     from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs
 

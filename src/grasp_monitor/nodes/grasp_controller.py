@@ -13,7 +13,7 @@ from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import COMMON, declare, ParamSpec
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.runner import SimRunner
+from grasp_monitor.sim.paced_loop import SimRunner
 from rclpy.node import Node
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger

@@ -16,7 +16,7 @@ from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subs
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.runner import RunConfig, SimRunner
+from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
 from nav_msgs.msg import Odometry

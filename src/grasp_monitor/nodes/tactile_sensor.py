@@ -11,7 +11,7 @@ from grasp_monitor.nodes.interfaces import publishes
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.runner import SimRunner
+from grasp_monitor.sim.paced_loop import SimRunner
 from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, SimTactileArrays
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
