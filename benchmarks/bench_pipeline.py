@@ -44,9 +44,9 @@ import platform
 import time
 
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.offline_pipeline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
+from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.sensors import pad_specs, SimTactileArrays
 import mujoco

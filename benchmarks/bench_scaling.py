@@ -24,8 +24,8 @@ import platform
 import time
 
 from grasp_monitor.core.values import Contacts
-from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.offline_pipeline import OfflinePipeline, PipelineConfig
+from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.sensors import pad_specs, SimTactileArrays
 import mujoco

@@ -12,8 +12,8 @@ import platform
 import time
 
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
+from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene, SCENARIOS
 import mujoco
 

@@ -91,7 +91,7 @@ class ScriptedHand:
         from sensor_msgs.msg import JointState, PointCloud2
         from std_msgs.msg import String
 
-        from grasp_monitor import conversions
+        from grasp_monitor.nodes import conversions
         from grasp_monitor.nodes.common import LATCHED_QOS
         self.node = node
         self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
@@ -111,7 +111,7 @@ class ScriptedHand:
         from nav_msgs.msg import Odometry
         from sensor_msgs.msg import JointState
 
-        from grasp_monitor import conversions
+        from grasp_monitor.nodes import conversions
         from grasp_monitor.core.pad_contacts import PadContacts
         if self.silent:
             return

@@ -11,8 +11,8 @@ from pathlib import Path
 import tempfile
 
 from conftest import RosHarness, wait_for
+from grasp_monitor.app.reference import node_modules, parameters_of
 from grasp_monitor.nodes.interfaces import compare, expected, graph_endpoints
-from grasp_monitor.reference import node_modules, parameters_of
 import pytest
 from rclpy.node import NodeNameNonExistentError
 import yaml

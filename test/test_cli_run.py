@@ -6,8 +6,8 @@ import os
 import subprocess
 import sys
 
-from grasp_monitor.results_dir import new_run_dir, point_latest
-from grasp_monitor.scenario_config import default_params_file
+from grasp_monitor.app.results_dir import new_run_dir, point_latest
+from grasp_monitor.app.scenario_config import default_params_file
 import pytest
 import yaml
 

@@ -8,7 +8,7 @@ of an undeclared parameter, so without this check a misspelt key would be lost.
 import math
 from pathlib import Path
 
-from grasp_monitor.reference import node_modules, parameter_file
+from grasp_monitor.app.reference import node_modules, parameter_file
 import pytest
 import yaml
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from grasp_monitor.reference import interfaces_markdown, markdown, write
+from grasp_monitor.app.reference import interfaces_markdown, markdown, write
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,12 +10,11 @@ from collections import Counter
 import math
 
 from conftest import (
-    fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics,
-    status_values, wait_for,
-)
+    fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values,
+    wait_for)
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
-from grasp_monitor import conversions
 from grasp_monitor.core.events import Command, EventRecord, RECORD_KINDS
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import EVENTS_QOS
 from hypothesis import given, strategies as st
 from nav_msgs.msg import Odometry

@@ -12,10 +12,9 @@ from collections import Counter
 import math
 
 from conftest import (
-    fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics,
-    status_values, wait_for,
-)
-from grasp_monitor import conversions
+    fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values,
+    wait_for)
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.tactile_adapter import TactileAdapterNode
 from hypothesis import given, strategies as st
 import numpy as np

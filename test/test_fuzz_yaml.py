@@ -11,8 +11,8 @@ import os
 import subprocess
 
 from conftest import fuzz_settings, NAMESPACE
+from grasp_monitor.app.reference import NODES
 from grasp_monitor.nodes import node_command
-from grasp_monitor.reference import NODES
 from hypothesis import given, strategies as st
 
 FUZZ = fuzz_settings(max_examples=3)

@@ -19,7 +19,7 @@ LAYERS = {
     'hardware': {'core'},
     'recording': {'core'},
     'nodes': {'core', 'sim', 'hardware', 'recording'},
-    'demo': {'core', 'sim', 'hardware', 'recording', 'nodes'},
+    'app': {'core', 'sim', 'hardware', 'recording', 'nodes'},
 }
 #: Import roots that mean ROS: rclpy and the message packages.
 ROS_ROOTS = ('rclpy', 'rcl_interfaces', 'builtin_interfaces', 'launch', 'launch_ros')

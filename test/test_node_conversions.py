@@ -1,8 +1,8 @@
 """Conversions between messages and core values round-trip exactly."""
 
-from grasp_monitor import conversions
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.values import BodyArrays
+from grasp_monitor.nodes import conversions
 import numpy as np
 import pytest
 

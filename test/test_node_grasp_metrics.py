@@ -5,7 +5,7 @@ import time
 from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
-from grasp_monitor import conversions
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode

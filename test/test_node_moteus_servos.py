@@ -12,11 +12,11 @@ import signal
 
 from conftest import child_python, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor.app.reference import flatten
 from grasp_monitor.core.errors import ConfigError, HardwareError
 from grasp_monitor.hardware.moteus_servos import LoopStats, MoteusConfig, MoteusObservation
 from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode, PARAMETERS, servo_statuses
-from grasp_monitor.reference import flatten
 import moteus
 import numpy as np
 import pytest

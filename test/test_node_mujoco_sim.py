@@ -5,10 +5,10 @@ import time
 
 from conftest import wait_for
 from diagnostic_msgs.msg import DiagnosticArray
-from grasp_monitor import conversions
 from grasp_monitor.core.frames import FrameTree
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.servo import COMMAND_FIELDS
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import LATCHED_QOS, TF_QOS, TF_STATIC_LISTENER_QOS
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from nav_msgs.msg import Odometry
@@ -161,7 +161,7 @@ def test_clock_never_runs_ahead_of_wall_time_at_real_time_factor_one(ros):
 
 
 def test_clock_rate_publishes_clock_every_kth_tick_and_joint_states_every_tick(ros):
-    from grasp_monitor.conversions import time_from_msg
+    from grasp_monitor.nodes.conversions import time_from_msg
     start_sim(ros, clock_rate=PUBLISH_RATE_HZ / 4)
     client = ros.client()
     clocks, states = [], []
@@ -186,7 +186,7 @@ def test_bad_configuration_fails_at_construction_with_the_valid_choices(ros):
 def test_grasp_controller_lifts_the_object_in_the_simulator(ros):
     from nav_msgs.msg import Odometry
 
-    from grasp_monitor.conversions import time_from_msg
+    from grasp_monitor.nodes.conversions import time_from_msg
     from grasp_monitor.nodes.grasp_controller import GraspControllerNode
     start_sim(ros, publish_rate=200.0)
     controller = ros.add(GraspControllerNode(context=ros.context, parameter_overrides=[
@@ -222,7 +222,7 @@ def test_every_scenario_starts_in_the_node(ros):
 def test_external_force_test_pulls_the_object_up_and_stops(ros):
     from nav_msgs.msg import Odometry
 
-    from grasp_monitor.conversions import time_from_msg
+    from grasp_monitor.nodes.conversions import time_from_msg
     sim = start_sim(ros, **{'force_test.amplitude_per_kg': 0.0, 'force_test.offset': 5.0})
     client = ros.client()
     heights, states = [], []  # heights: (simulated time s, object height m)

@@ -9,7 +9,7 @@ import time
 from builtin_interfaces.msg import Time
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from grasp_monitor import conversions
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.recorder import RecorderNode
 from grasp_monitor.nodes.replay import ReplayNode

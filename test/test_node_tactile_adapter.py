@@ -2,8 +2,8 @@
 
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor import conversions
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.tactile_adapter import TactileAdapterNode
 import numpy as np
 import pytest

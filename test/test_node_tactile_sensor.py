@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 from conftest import NAMESPACE, wait_for
-from grasp_monitor import conversions
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode
 import mujoco

@@ -9,11 +9,10 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.plugins import create_plugin
 from grasp_monitor.core.servo import ServoBank, ServoCommand
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
+from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
-from grasp_monitor.sim.sensors import (
-    JointStateSensor, pad_specs, PadSpec, SimTactileArrays)
+from grasp_monitor.sim.sensors import JointStateSensor, pad_specs, PadSpec, SimTactileArrays
 import numpy as np
 import pytest
 

@@ -26,8 +26,8 @@ def _setting(text: str) -> tuple[str, Any]:
 def _cmd_run(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
-    from grasp_monitor.results_dir import new_run_dir, point_latest
-    from grasp_monitor.scenario_config import offline_run, ScenarioConfig
+    from grasp_monitor.app.results_dir import new_run_dir, point_latest
+    from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
     from grasp_monitor.sim.scenario_run import run_scenario
     started = datetime.now(timezone.utc)
     config = ScenarioConfig.from_file(args.params_file) if args.params_file else \
@@ -121,14 +121,14 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from grasp_monitor.demo import DemoOptions, run_demo
+    from grasp_monitor.app.demo import DemoOptions, run_demo
     return run_demo(DemoOptions(
         scenario=args.scenario, output_dir=Path(args.output_dir), headless=args.headless,
         duration_s=args.duration, timeout_s=args.timeout, params_file=args.params_file))
 
 
 def _cmd_reference(args: argparse.Namespace) -> int:
-    from grasp_monitor.reference import blocks, write
+    from grasp_monitor.app.reference import blocks, write
     if args.write is None:
         print('\n\n'.join(blocks()))
     elif write(args.write):

@@ -10,10 +10,10 @@ import sys
 import threading
 from typing import Callable, TypeVar
 
-from grasp_monitor import conversions
 from grasp_monitor.core.errors import CommandError, ConfigError, GraspMonitorError
 from grasp_monitor.core.pad_contacts import ObjectContacts, PadContacts
 from grasp_monitor.core.servo import ServoCommand
+from grasp_monitor.nodes import conversions
 from grasp_monitor.recording import split_type, TopicQos
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from grasp_monitor import conversions
 from grasp_monitor.core.command_hold import CommandHold
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.grasp_script import PickLiftScript
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import COMMON, declare, ParamSpec

@@ -7,17 +7,16 @@ import json
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.event_log import EventLog
 from grasp_monitor.core.events import Command, GraspMonitor
 from grasp_monitor.core.frames import FrameLookupError, FrameTree
 from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, strongest_per_pad
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import (
     EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, subscribe_contacts, TF_QOS,
-    TF_STATIC_LISTENER_QOS, VERDICTS_QOS,
-)
+    TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare

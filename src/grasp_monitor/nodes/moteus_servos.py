@@ -10,10 +10,9 @@ import time
 from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor import conversions
 from grasp_monitor.hardware.moteus_servos import (
-    LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS,
-)
+    LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import accept_servo_command, run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec

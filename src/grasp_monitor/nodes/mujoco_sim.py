@@ -7,11 +7,10 @@ import math
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
-from grasp_monitor import conversions
 from grasp_monitor.core.events import ExternalForceTest
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import (
-    accept_servo_command, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS,
-)
+    accept_servo_command, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare

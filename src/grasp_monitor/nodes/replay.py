@@ -7,8 +7,8 @@ import threading
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
-from grasp_monitor import conversions
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import message_class, qos_profile, resolved, run_node
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import declare

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from grasp_monitor import conversions
 from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import sensor_qos
 from grasp_monitor.nodes.interfaces import publishes
 from grasp_monitor.nodes.params import choice_checker, declare

@@ -4,7 +4,7 @@ The engine is ``OfflinePipeline`` (``sim.offline_pipeline``): physics every step
 the tactile arrays of every step, the grasp monitor at the control rate, the
 energy metric of every step and, given a metrics configuration, the grasp
 criteria and reward of the trial, evaluated in blocks. ``OfflineSetup`` holds
-what a scenario's parameter file sets (``grasp_monitor.scenario_config``
+what a scenario's parameter file sets (``grasp_monitor.app.scenario_config``
 builds it), so the offline run and the ROS graph run one configuration.
 """
 

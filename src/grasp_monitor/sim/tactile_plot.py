@@ -34,8 +34,8 @@ from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile import TactilePad
 from grasp_monitor.core.trial import summarize_object_contacts
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
+from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.sensors import PadSpec, SimTactileArrays, TactileReading
 import mujoco

@@ -10,8 +10,7 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.recording import (
     cdr_stamp_ns, field_types, McapRecordingWriter, message_counts, message_definition,
     offered_qos, PlaybackConfig, Player, read_messages, read_topics, SEPARATOR, TopicQos,
-    TopicSelection,
-)
+    TopicSelection)
 from mcap.reader import make_reader
 import pytest
 

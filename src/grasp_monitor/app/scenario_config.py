@@ -38,7 +38,7 @@ def default_params_file(scenario: str) -> Path:
     Raises:
         ConfigError: no such file in either place.
     """
-    source = Path(__file__).resolve().parents[2] / 'config' / f'{scenario}.yaml'
+    source = Path(__file__).resolve().parents[3] / 'config' / f'{scenario}.yaml'
     if source.is_file():
         return source
     try:
@@ -94,7 +94,7 @@ class ScenarioConfig:
             ConfigError: the file does not parse, or sets a parameter a node does
                 not declare or a value it would refuse (naming what is valid).
         """
-        from grasp_monitor.reference import parameter_file
+        from grasp_monitor.app.reference import parameter_file
         path = Path(params_file)
         try:
             sections = parameter_file(path)
