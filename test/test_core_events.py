@@ -5,10 +5,10 @@ import math
 
 from grasp_monitor import testing as script
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import (
-    Command, ContactEvent, EventRecord, EventSet, ExternalForceTest, FlyingApartEvent,
-    GraspEvent, GraspMonitor, GraspSample, MonitorConfig, MonitorStatus,
-    StopExternalForceEvent)
+from grasp_monitor.core.force_test import ExternalForceTest
+from grasp_monitor.core.monitor import (
+    Command, ContactEvent, EventRecord, EventSet, FlyingApartEvent, GraspEvent, GraspMonitor,
+    GraspSample, MonitorConfig, MonitorStatus, StopExternalForceEvent)
 import numpy as np
 import pytest
 

@@ -582,7 +582,7 @@ def run_demo(options: DemoOptions, stream: TextIO = sys.stdout) -> int:
 
 def pad_inputs(plan: GraphPlan):
     """Return a MonitorInputs for the plan's pads: the monitor's own total force of a pad."""
-    from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
+    from grasp_monitor.core.monitor import InputsConfig, MonitorInputs
     return MonitorInputs(InputsConfig(plan.pads or ('none',), plan.finger_joints,
                                       use_object=False))
 
