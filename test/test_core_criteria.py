@@ -9,7 +9,7 @@ from grasp_monitor.core.criteria import (
     instant_contacting_link_criterion, instant_force_criterion, object_cog_criterion,
     time_criterion)
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import Command, EventRecord, GraspMonitor, MonitorConfig
+from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, MonitorConfig
 from grasp_monitor.core.trial import ContactSummary, TrialRecord
 import numpy as np
 import pytest

@@ -1,7 +1,7 @@
 """Trial metrics from ground truth and tactile arrays: energy every sample, criteria at the end."""
 
-from grasp_monitor.core.events import Command, EventRecord
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.monitor import Command, EventRecord
 from grasp_monitor.core.values import BodyState
 import numpy as np
 import pytest

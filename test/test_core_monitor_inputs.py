@@ -3,9 +3,8 @@
 import math
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.event_log import EventLog
-from grasp_monitor.core.events import Command, EventRecord
-from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs, StampGrid
+from grasp_monitor.core.monitor import (
+    Command, EventLog, EventRecord, InputsConfig, MonitorInputs, StampGrid)
 import numpy as np
 import pytest
 

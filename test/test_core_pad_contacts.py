@@ -1,8 +1,8 @@
 """The pads' contacts: those with the object, their strongest force per pad, the criteria."""
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import Command, EventRecord
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.monitor import Command, EventRecord
 from grasp_monitor.core.pad_contacts import (
     basis_name, body_ids, ObjectContacts, PadContacts, strongest_per_pad)
 from grasp_monitor.core.values import BodyState

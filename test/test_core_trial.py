@@ -3,7 +3,7 @@
 import math
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import Command, EventRecord
+from grasp_monitor.core.monitor import Command, EventRecord
 from grasp_monitor.core.trial import (
     ContactSummary, summarize_contacts, summarize_object_contacts, TrialRecord)
 from grasp_monitor.core.values import Contacts

@@ -13,7 +13,7 @@ from conftest import (
     fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values,
     wait_for)
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
-from grasp_monitor.core.events import Command, EventRecord, RECORD_KINDS
+from grasp_monitor.core.monitor import Command, EventRecord, RECORD_KINDS
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import EVENTS_QOS
 from hypothesis import given, strategies as st

@@ -20,7 +20,7 @@ import time
 from conftest import NAMESPACE, publish_until, RosHarness, status_values, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
-from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.core.monitor import EventLog
 from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.common import EVENTS_QOS
 import pytest

@@ -5,7 +5,7 @@ import time
 
 from conftest import ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor.core.event_log import EventLog
+from grasp_monitor.core.monitor import EventLog
 from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 import pytest

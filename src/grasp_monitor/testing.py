@@ -16,7 +16,7 @@ import dataclasses
 import itertools
 from typing import Iterable, Iterator, Sequence
 
-from grasp_monitor.core.events import GraspSample
+from grasp_monitor.core.monitor import GraspSample
 import numpy as np
 import numpy.typing as npt
 

@@ -32,7 +32,7 @@ from grasp_monitor.core.criteria import (
 )
 from grasp_monitor.core.energy import EnergySample, EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import EventRecord, TIME_TOLERANCE_S
+from grasp_monitor.core.monitor import EventRecord, TIME_TOLERANCE_S
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.trial import ContactSummary, summarize_contacts, TrialRecord
 from grasp_monitor.core.values import BodyState

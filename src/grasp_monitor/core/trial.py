@@ -14,7 +14,7 @@ import functools
 import math
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import EventRecord, TIME_TOLERANCE_S
+from grasp_monitor.core.monitor import EventRecord, TIME_TOLERANCE_S
 from grasp_monitor.core.values import Contacts
 import numpy as np
 import numpy.typing as npt

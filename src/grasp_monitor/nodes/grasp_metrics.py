@@ -8,9 +8,8 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.errors import GraspMonitorError
-from grasp_monitor.core.events import EventRecord
 from grasp_monitor.core.metrics import TrialMetrics
-from grasp_monitor.core.monitor_inputs import InputsConfig, StampGrid
+from grasp_monitor.core.monitor import EventRecord, InputsConfig, StampGrid
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import (

@@ -8,10 +8,9 @@ import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.errors import GraspMonitorError
-from grasp_monitor.core.event_log import EventLog
-from grasp_monitor.core.events import Command, GraspMonitor
 from grasp_monitor.core.frames import FrameLookupError, FrameTree
-from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
+from grasp_monitor.core.monitor import (
+    Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs)
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, strongest_per_pad
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import (

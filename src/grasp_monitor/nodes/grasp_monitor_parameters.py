@@ -2,7 +2,7 @@
 
 from typing import Any, Mapping
 
-from grasp_monitor.core.events import EVENT_ORDER, MonitorConfig
+from grasp_monitor.core.monitor import EVENT_ORDER, MonitorConfig
 from grasp_monitor.nodes.params import COMMON, ParamSpec
 
 PARAMETERS = COMMON + (

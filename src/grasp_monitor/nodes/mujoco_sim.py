@@ -7,7 +7,7 @@ import math
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
-from grasp_monitor.core.events import ExternalForceTest
+from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import (
     accept_servo_command, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)

@@ -2,7 +2,7 @@
 
 from typing import Any, Mapping
 
-from grasp_monitor.core.events import ExternalForceTest
+from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes.params import COMMON, ParamSpec
 from grasp_monitor.sim.scene import CONES, SOLVERS
 from grasp_monitor.sim.scenes import SCENARIOS

@@ -15,7 +15,7 @@ import logging
 import math
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
-from grasp_monitor.core.events import ExternalForceTest
+from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation

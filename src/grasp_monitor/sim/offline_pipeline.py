@@ -47,10 +47,11 @@ from grasp_monitor.core.criteria import CriteriaReport
 from grasp_monitor.core.energy import (
     compile_block_scoring, EnergyTracker, EnergyTrackerConfig)
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.events import (
-    Command, EventRecord, ExternalForceTest, GraspMonitor, GraspSample, MonitorConfig,
-)
+from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.monitor import (
+    Command, EventRecord, GraspMonitor, GraspSample, MonitorConfig,
+)
 from grasp_monitor.core.tactile import PadGroup
 from grasp_monitor.core.values import BodyState
 from grasp_monitor.sim.backend import Simulator

@@ -14,9 +14,9 @@ import dataclasses
 import math
 from typing import Any, Mapping
 
-from grasp_monitor.core.events import MonitorConfig
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.metrics import MetricsConfig
+from grasp_monitor.core.monitor import MonitorConfig
 from grasp_monitor.core.pad_contacts import basis_name
 from grasp_monitor.sim.offline_pipeline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.scene import Drive, Scene

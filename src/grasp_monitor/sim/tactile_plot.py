@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Sequence
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
-from grasp_monitor.core.events import GraspMonitor, GraspSample, MonitorConfig
+from grasp_monitor.core.monitor import GraspMonitor, GraspSample, MonitorConfig
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile import TactilePad
 from grasp_monitor.core.trial import summarize_object_contacts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grasp_monitor.app.demo.plan import GraphPlan
 from grasp_monitor.core.errors import GraspMonitorError
-from grasp_monitor.core.monitor_inputs import InputsConfig, MonitorInputs
+from grasp_monitor.core.monitor import InputsConfig, MonitorInputs
 from grasp_monitor.nodes.conversions import tactile_cloud_from_msg
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from grasp_monitor.core.events import EventRecord
+from grasp_monitor.core.monitor.records import EventRecord
 
 
 class EventLog:

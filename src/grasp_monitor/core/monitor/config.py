@@ -1,0 +1,114 @@
+"""The parameters of a grasp monitor, and the events they build."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.monitor.contact import ContactEvent, ContactTimeoutEvent
+from grasp_monitor.core.monitor.event import check_positive
+from grasp_monitor.core.monitor.event_set import check_name, EventSet
+from grasp_monitor.core.monitor.flying_apart import FlyingApartEvent
+from grasp_monitor.core.monitor.grasp import GraspEvent
+from grasp_monitor.core.monitor.records import EVENT_ORDER
+from grasp_monitor.core.monitor.slip_out import SlipOutEvent
+from grasp_monitor.core.monitor.stop_external_force import StopExternalForceEvent
+
+
+@dataclass(frozen=True)
+class MonitorConfig:
+    """Parameters of a grasp monitor (defaults: rostok's constants).
+
+    Attributes:
+        sensor_period_s: nominal interval between samples, s.
+        grasp_dwell_s: how long the object must stay still for a grasp, s;
+            None means 10 sensor periods (rostok's 10 steps). Resolved on
+            construction.
+        object_still_speed_m_per_s: object still threshold, m/s.
+        finger_still_speed: finger joint still threshold when the object speed
+            is unknown, rad/s or m/s.
+        min_grasp_bodies: non-palm bodies in contact needed for a grasp.
+        grasp_limit_s: no grasp by then stops the trial, s.
+        contact_timeout_s: no contact by then stops the trial, s.
+        slip_out_s: non-palm contact lost this long stops the trial, s.
+        max_distance_m: a robot body this far from the base stops the trial, m.
+        force_test_s: the external force test lasts this long after the grasp, s.
+        contact_non_palm_only: the contact event counts only non-palm bodies.
+        max_sample_age_s: a sample older than this is stale, s (inf: never).
+        time_reset_tolerance_s: time going back by more than this opens a new
+            trial; by less, the sample is dropped as out of order, s.
+        auto_start: open a trial on the first sample without a start call.
+        robot_bodies: names of the B robot bodies, in sample order (optional;
+            when given, every sample must have B bodies).
+        events: the events to run (any order; they run in EVENT_ORDER).
+    """
+
+    sensor_period_s: float = 0.001
+    grasp_dwell_s: float | None = None
+    object_still_speed_m_per_s: float = 0.01
+    finger_still_speed: float = 0.01
+    min_grasp_bodies: int = 2
+    grasp_limit_s: float = 5.0
+    contact_timeout_s: float = 2.0
+    slip_out_s: float = 1.0
+    max_distance_m: float = 2.0
+    force_test_s: float = 5.0
+    contact_non_palm_only: bool = False
+    max_sample_age_s: float = math.inf
+    time_reset_tolerance_s: float = 0.0
+    auto_start: bool = True
+    robot_bodies: tuple[str, ...] = ()
+    events: tuple[str, ...] = EVENT_ORDER
+
+    def __post_init__(self) -> None:
+        check_positive(sensor_period_s=self.sensor_period_s)
+        if self.grasp_dwell_s is None:
+            object.__setattr__(self, 'grasp_dwell_s', 10 * self.sensor_period_s)
+        check_positive(**{name: getattr(self, name) for name in (
+            'grasp_dwell_s', 'grasp_limit_s', 'contact_timeout_s', 'slip_out_s',
+            'max_distance_m', 'force_test_s')})
+        for name in ('object_still_speed_m_per_s', 'finger_still_speed'):
+            if not (getattr(self, name) >= 0 and math.isfinite(getattr(self, name))):
+                raise ConfigError(f'{name} must be finite and >= 0, got {getattr(self, name)}')
+        if self.min_grasp_bodies < 1:
+            raise ConfigError(f'min_grasp_bodies must be >= 1, got {self.min_grasp_bodies}')
+        if not self.max_sample_age_s > 0:
+            raise ConfigError(
+                f'max_sample_age_s must be > 0 (inf disables it), got {self.max_sample_age_s}')
+        if not (self.time_reset_tolerance_s >= 0 and math.isfinite(self.time_reset_tolerance_s)):
+            raise ConfigError(
+                f'time_reset_tolerance_s must be finite and >= 0, '
+                f'got {self.time_reset_tolerance_s}')
+        object.__setattr__(self, 'robot_bodies', tuple(self.robot_bodies))
+        if len(set(self.robot_bodies)) != len(self.robot_bodies):
+            raise ConfigError(f'robot_bodies must be unique, got {list(self.robot_bodies)}')
+        events = tuple(self.events)
+        for name in events:
+            check_name(name)
+        object.__setattr__(self, 'events', events)
+        # Builds (and so validates) every event: parameters, duplicates, prerequisites.
+        self.build_events()
+
+    def build_events(self) -> EventSet:
+        """Return fresh event objects for ``events``.
+
+        Raises:
+            ConfigError: an event is named twice, lacks its prerequisite, or a
+                parameter is out of range.
+        """
+        bodies = self.robot_bodies
+        dwell_s = float(self.grasp_dwell_s)  # type: ignore[arg-type]  # resolved on construction
+        factories = {
+            'contact': lambda: ContactEvent(self.contact_non_palm_only, bodies),
+            'contact_timeout': lambda: ContactTimeoutEvent(self.contact_timeout_s),
+            'flying_apart': lambda: FlyingApartEvent(self.max_distance_m, bodies),
+            'slip_out': lambda: SlipOutEvent(self.slip_out_s),
+            'grasp': lambda: GraspEvent(
+                self.grasp_limit_s, dwell_s, self.sensor_period_s,
+                self.object_still_speed_m_per_s, self.finger_still_speed,
+                self.min_grasp_bodies),
+            'stop_external_force': lambda: StopExternalForceEvent(self.force_test_s),
+        }
+        # Sorted, so a prerequisite is always added before the events that need it.
+        return EventSet(factories[name]() for name in sorted(self.events, key=EVENT_ORDER.index))

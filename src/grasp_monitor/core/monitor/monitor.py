@@ -1,0 +1,285 @@
+"""The grasp monitor: runs the events over a stream of samples, trial after trial."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import enum
+import math
+from typing import Mapping
+
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.monitor.config import MonitorConfig
+from grasp_monitor.core.monitor.records import Command, DetailValue, EventRecord
+from grasp_monitor.core.monitor.samples import GraspSample
+from grasp_monitor.core.monitor.state import TIME_TOLERANCE_S, TrialState
+
+
+class MonitorStatus(enum.Enum):
+    """What the monitor made of the last sample."""
+
+    IDLE = 'idle'                   # no trial is open
+    OK = 'ok'                       # events checked
+    STALE = 'stale'                 # sample not trusted; sensor events paused
+    PAUSED = 'paused'               # time did not advance; sample ignored
+    OUT_OF_ORDER = 'out_of_order'   # slightly older than the last one; dropped
+    ENDED = 'ended'                 # the trial was stopped by an event
+
+
+@dataclass(frozen=True)
+class MonitorUpdate:
+    """What the monitor made of one sample.
+
+    Attributes:
+        status: how the sample was treated.
+        command: STOP if an event stopped the trial, ACTIVATE if the grasp
+            fired, else CONTINUE.
+        records: records emitted, in order (events, and trial/sensor status).
+        trial_id: the trial (0 when none is open).
+        step: the sample's step in the trial (-1 when none is open).
+    """
+
+    status: MonitorStatus
+    command: Command
+    records: tuple[EventRecord, ...]
+    trial_id: int
+    step: int
+
+
+class GraspMonitor:
+    """Runs the enabled events over a stream of samples, trial after trial.
+
+    A trial opens on the first sample after construction (with ``auto_start``)
+    or after :meth:`start_trial`, and when time goes back (a simulator reset);
+    it ends when an event says STOP, on :meth:`stop_trial`, or on a reset.
+    Not thread-safe: call it from one thread (in a node, one mutually
+    exclusive callback group for the samples and the services).
+
+    Args:
+        config: the parameters and the events to run.
+
+    Attributes:
+        counters: samples, stale, paused, out_of_order, time_resets, trials.
+    """
+
+    def __init__(self, config: MonitorConfig | None = None) -> None:
+        self.config = config if config is not None else MonitorConfig()
+        self.events = self.config.build_events()
+        self._enabled = dict.fromkeys(self.events.names, True)
+        self._trial: TrialState | None = None
+        self._last_trial_id = 0
+        self._pending_id = 1 if self.config.auto_start else 0
+        self._latest_s = -math.inf  # the latest sample's stamp, trial or not
+        self._reset_from_s = -math.inf  # where time last went back from
+        self.status = MonitorStatus.IDLE
+        self.counters = dict.fromkeys(
+            ('samples', 'stale', 'paused', 'out_of_order', 'time_resets', 'trials'), 0)
+
+    # -- control ---------------------------------------------------------------------
+    @property
+    def trial_id(self) -> int:
+        """The open trial, or the one the next sample opens; 0 when none."""
+        if self._pending_id:
+            return self._pending_id
+        return self._trial.trial_id if self._trial is not None else 0
+
+    @property
+    def trial(self) -> TrialState | None:
+        """Return the state of the current or last ended trial; None when there is none."""
+        return self._trial
+
+    def enabled(self, name: str) -> bool:
+        """Whether event ``name`` runs.
+
+        Raises:
+            ConfigError: unknown event or not in this monitor.
+        """
+        return self._enabled[self.events[name].name]
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Enable or disable event ``name`` from the next sample on.
+
+        Re-enabling restarts its timers (it did not watch meanwhile).
+
+        Raises:
+            ConfigError: unknown event, or the change would leave an enabled
+                event without its enabled prerequisite.
+        """
+        event = self.events[name]
+        if enabled:
+            missing = [req for req in event.requires if not self._enabled[req]]
+            if missing:
+                raise ConfigError(
+                    f"cannot enable '{name}': it needs {', '.join(missing)} enabled")
+            if not self._enabled[name] and self._trial is not None:
+                event.resume(self._trial)
+        else:
+            dependents = [other.name for other in self.events
+                          if name in other.requires and self._enabled[other.name]]
+            if dependents:
+                raise ConfigError(
+                    f"cannot disable '{name}': enabled events need it: {', '.join(dependents)}")
+        self._enabled[name] = bool(enabled)
+
+    def start_trial(self) -> list[EventRecord]:
+        """End the open trial (reason 'restarted'); the next sample opens a new one.
+
+        Returns:
+            The 'trial_end' record of the trial it ended, if any.
+        """
+        records = self._close('restarted')
+        self._pending_id = self._last_trial_id + 1
+        return records
+
+    def stop_trial(self, reason: str = 'stopped') -> list[EventRecord]:
+        """End the open trial and wait for :meth:`start_trial`.
+
+        Returns:
+            The 'trial_end' record, if a trial was running.
+        """
+        records = self._close(reason)
+        self._pending_id = 0
+        self.status = MonitorStatus.IDLE
+        return records
+
+    def _close(self, reason: str) -> list[EventRecord]:
+        trial, self._trial = self._trial, None
+        if trial is None or trial.ended:
+            return []
+        trial.ended = True
+        return [self._record(trial, 'trial_end', Command.CONTINUE, {'reason': reason})]
+
+    def _open(self, time_s: float) -> EventRecord:
+        trial_id = self._pending_id or self._last_trial_id + 1
+        self._pending_id = 0
+        self._last_trial_id = trial_id
+        self._trial = TrialState(trial_id, start_time_s=time_s, time_s=time_s,
+                                 dt_s=self.config.sensor_period_s)
+        for event in self.events:
+            event.reset()
+        self.counters['trials'] += 1
+        # where time went back from tells a node that has not yet seen the reset that
+        # the trial is on the next timeline, not on the one it is still reading
+        reset = {'reset_from_s': self._reset_from_s} if math.isfinite(self._reset_from_s) \
+            else {}
+        return self._record(self._trial, 'trial_start', Command.CONTINUE,
+                            {'start_time_s': time_s} | reset)
+
+    @staticmethod
+    def _record(trial: TrialState, kind: str, command: Command,
+                details: Mapping[str, DetailValue]) -> EventRecord:
+        return EventRecord(kind, trial.time_s, trial.trial_time_s, trial.step, trial.trial_id,
+                           command, details)
+
+    # -- the stream ------------------------------------------------------------------
+    def update(self, sample: GraspSample) -> MonitorUpdate:
+        """Take one sample, run the events, and say what happened.
+
+        Raises:
+            ConfigError: the sample's number of bodies differs from ``robot_bodies``.
+        """
+        bodies = self.config.robot_bodies
+        if bodies and sample.in_contact.size != len(bodies):
+            raise ConfigError(
+                f'sample has {sample.in_contact.size} bodies, the monitor watches '
+                f'{len(bodies)}: {", ".join(bodies)}')
+        self.counters['samples'] += 1
+        went_back_s = self._latest_s - sample.time_s
+        if went_back_s > max(TIME_TOLERANCE_S, self.config.time_reset_tolerance_s):
+            self._reset_from_s = self._latest_s
+            self._latest_s = sample.time_s
+        else:
+            self._latest_s = max(self._latest_s, sample.time_s)
+        records: list[EventRecord] = []
+        trial = self._trial
+        if trial is not None and sample.time_s < trial.time_s - TIME_TOLERANCE_S:
+            if trial.time_s - sample.time_s <= self.config.time_reset_tolerance_s:
+                self.counters['out_of_order'] += 1
+                return self._result(MonitorStatus.OUT_OF_ORDER, Command.CONTINUE, records)
+            self.counters['time_resets'] += 1
+            records += self._close('time_reset')
+            self._pending_id = self._last_trial_id + 1
+            trial = None
+        first = trial is None
+        if first:
+            if not self._pending_id:
+                return self._result(MonitorStatus.IDLE, Command.CONTINUE, records)
+            records.append(self._open(sample.time_s))
+            trial = self._trial
+        assert trial is not None
+        if trial.ended:
+            trial.time_s = max(trial.time_s, sample.time_s)
+            return self._result(MonitorStatus.ENDED, Command.CONTINUE, records)
+        if not first:
+            dt_s = sample.time_s - trial.time_s
+            if dt_s <= TIME_TOLERANCE_S:
+                self.counters['paused'] += 1
+                return self._result(MonitorStatus.PAUSED, Command.CONTINUE, records)
+            trial.step += 1
+            trial.dt_s = dt_s
+            trial.time_s = sample.time_s
+            trial.trial_time_s = sample.time_s - trial.start_time_s
+        stale = sample.stale or sample.age_s > self.config.max_sample_age_s
+        if stale:
+            self.counters['stale'] += 1
+            if not first:
+                trial.stale_time_s += trial.dt_s
+            if not trial.stale:
+                trial.stale = True
+                trial.stale_since_s = trial.trial_time_s
+                records.append(self._record(
+                    trial, 'sensor_stale', Command.CONTINUE,
+                    {'flagged': bool(sample.stale), 'age_s': float(sample.age_s)}))
+        elif trial.stale:
+            trial.stale = False
+            records.append(self._record(
+                trial, 'sensor_fresh', Command.CONTINUE,
+                {'stale_for_s': trial.trial_time_s - trial.stale_since_s}))
+        trial.monitored_time_s = trial.trial_time_s - trial.stale_time_s
+        command = self._run_events(sample, trial, stale, records)
+        status = MonitorStatus.STALE if stale else MonitorStatus.OK
+        return self._result(status, command, records)
+
+    def _run_events(self, sample: GraspSample, trial: TrialState, stale: bool,
+                    records: list[EventRecord]) -> Command:
+        command = Command.CONTINUE
+        enabled = self._enabled
+        for event in self.events:
+            if event.fired or not enabled[event.name] or (stale and event.needs_fresh_data):
+                continue
+            result = event.check(sample, trial)
+            if result is Command.CONTINUE and not event.fired:
+                continue  # the usual case, at every sample
+            if event.fired:
+                trial.fired[event.name] = event.fired_time_s
+                records.append(self._record(trial, event.name, result, event.details))
+            elif result is Command.STOP:
+                records.append(self._record(trial, event.stop_kind, result, event.details))
+            if result is Command.STOP:
+                trial.ended = True
+                records.append(self._record(
+                    trial, 'trial_end', Command.CONTINUE, {'reason': records[-1].kind}))
+                return Command.STOP
+            if result is Command.ACTIVATE:
+                command = Command.ACTIVATE
+        return command
+
+    def _result(self, status: MonitorStatus, command: Command,
+                records: list[EventRecord]) -> MonitorUpdate:
+        self.status = status
+        trial = self._trial
+        return MonitorUpdate(status, command, tuple(records),
+                             trial.trial_id if trial is not None else 0,
+                             trial.step if trial is not None else -1)
+
+    def diagnostics(self) -> dict[str, str]:
+        """Return the monitor's state as a flat dict of strings (for /diagnostics)."""
+        trial = self._trial
+        values = {
+            'status': self.status.value,
+            'trial': str(self.trial_id),
+            'trial_time_s': repr(trial.trial_time_s) if trial is not None else 'nan',
+            'fired': ','.join(trial.fired) if trial is not None else '',
+            'enabled': ','.join(name for name, on in self._enabled.items() if on),
+        }
+        values.update((name, str(count)) for name, count in self.counters.items())
+        return values
