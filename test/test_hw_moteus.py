@@ -14,11 +14,9 @@ from grasp_monitor.core.errors import (
     CommandError, ConfigError, GraspMonitorError, HardwareError,
 )
 from grasp_monitor.core.servo import ServoCommand, ServoObservation
-from grasp_monitor.hardware.moteus_servos import (
-    make_transport, MoteusConfig, MoteusServos, routed_transport, ServoFault)
-from grasp_monitor.hardware.transport_double import (
-    decode_frame, DoubleConfig, encode_reply, F32, INT16, INT8, pad_to_can_fd, ProtocolError,
-    TransportDouble)
+from grasp_monitor.hardware.moteus import (
+    decode_frame, DoubleConfig, encode_reply, F32, INT16, INT8, make_transport, MoteusConfig,
+    MoteusServos, pad_to_can_fd, ProtocolError, routed_transport, ServoFault, TransportDouble)
 import moteus
 import numpy as np
 import pytest
@@ -469,8 +467,7 @@ def test_double_configuration_is_validated():
 
 
 def test_hardware_backend_imports_without_ros_or_a_device():
-    code = ('import sys, grasp_monitor.hardware.moteus_servos, '
-            'grasp_monitor.hardware.transport_double\n'
+    code = ('import sys, grasp_monitor.hardware.moteus\n'
             "leaks = sorted(m for m in sys.modules if m.split('.')[0] in ('rclpy', 'std_msgs', "
             "'sensor_msgs', 'moteus_pi3hat', 'serial.tools.list_ports'))\n"
             'assert not leaks, leaks\n')

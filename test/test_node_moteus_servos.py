@@ -13,8 +13,8 @@ import signal
 from conftest import child_python, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.errors import ConfigError, HardwareError
-from grasp_monitor.hardware.moteus_servos import LoopStats, MoteusConfig, MoteusObservation
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus import (
+    DoubleConfig, LoopStats, MoteusConfig, MoteusObservation, TransportDouble)
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode, PARAMETERS, servo_statuses
 from grasp_monitor.reference import flatten
 import moteus
@@ -215,7 +215,7 @@ def test_destroying_the_node_sends_a_final_stop(ros):
 CHILD = """
 import json, sys
 import moteus
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.common import run_node
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 double = TransportDouble(DoubleConfig(ids=(1, 2, 3), firmware_timeout_s=0.0))

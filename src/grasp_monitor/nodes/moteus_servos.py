@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor import conversions
-from grasp_monitor.hardware.moteus_servos import (
+from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS,
 )
 from grasp_monitor.nodes.common import accept_servo_command, run_node, sensor_qos
