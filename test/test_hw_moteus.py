@@ -14,6 +14,7 @@ from grasp_monitor.core.errors import (
     CommandError, ConfigError, GraspMonitorError, HardwareError,
 )
 from grasp_monitor.core.servo import ServoCommand, ServoObservation
+from grasp_monitor.core.servo_backend import ServoBackend
 from grasp_monitor.hardware.moteus import (
     decode_frame, DoubleConfig, encode_reply, F32, INT16, INT8, make_transport, MoteusConfig,
     MoteusServos, pad_to_can_fd, ProtocolError, routed_transport, ServoFault, TransportDouble)
@@ -139,6 +140,21 @@ def test_query_replies_become_observations_in_radians():
     assert states.names == JOINTS and states.position.tolist() == observation.position.tolist()
     servo = observation.servo_observation()
     assert isinstance(servo, ServoObservation) and servo.voltage_v == 24.0
+
+
+def test_the_servos_offer_the_servo_backend_interface():
+    servos, double, clock = rig(torque_limit_nm=0.5)
+    assert isinstance(servos, ServoBackend) and servos.joints == JOINTS
+    assert servos.servo_config.maximum_torque.tolist() == [0.5, 0.5]
+    assert servos.command is None and servos.joint_states() is None
+    assert servos.servo_observation() is None
+    sent = servos.set_command(command(maximum_torque=(1.0, 0.25)))
+    assert servos.command is sent and sent.maximum_torque.tolist() == [0.5, 0.25]
+    observation = asyncio.run(cycles(servos, clock, 1))
+    assert servos.joint_states().position.tolist() == observation.position.tolist()
+    assert servos.servo_observation().voltage_v == 24.0
+    servos.close()
+    servos.close()
 
 
 def test_a_commanded_servo_follows_the_moteus_law_and_reports_its_torque():

@@ -43,7 +43,9 @@ import time
 from typing import Any, Callable
 
 from grasp_monitor.core.errors import CommandError, GraspMonitorError, HardwareError
-from grasp_monitor.core.servo import ServoCommand
+from grasp_monitor.core.servo import ServoCommand, ServoConfig, ServoObservation
+from grasp_monitor.core.servo_backend import ServoBackend
+from grasp_monitor.core.values import JointStates
 from grasp_monitor.hardware.moteus.config import apply_limits, MoteusConfig
 from grasp_monitor.hardware.moteus.observation import (
     FAULT_DESCRIPTIONS, LoopStats, MoteusObservation, ServoFault,
@@ -61,7 +63,7 @@ def _as_int(value: Any, default: int) -> int:
     return int(value) if value is not None and math.isfinite(value) else default
 
 
-class MoteusServos:
+class MoteusServos(ServoBackend):
     """moteus controllers driven at a regulated rate from the latest ``ServoCommand``.
 
     Drive it either from asyncio (``await cycle()`` or ``await run(event)``, then
@@ -114,6 +116,7 @@ class MoteusServos:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing: asyncio.Event | None = None
+        self._servo_config = config.servo_config()
 
     # --- commands and safety (any thread) ---------------------------------------------
 
@@ -183,6 +186,21 @@ class MoteusServos:
         """Return the latest observation, or None before the first cycle."""
         with self._lock:
             return self._observation
+
+    @property
+    def servo_config(self) -> ServoConfig:
+        """The bank as ``ServoCommand.from_named`` needs it (``MoteusConfig.servo_config``)."""
+        return self._servo_config
+
+    def joint_states(self) -> JointStates | None:
+        """Return the latest observation's joint states, or None before the first cycle."""
+        observation = self.observation
+        return observation.joint_states() if observation is not None else None
+
+    def servo_observation(self) -> ServoObservation | None:
+        """Return the latest observation as the simulator's type, or None before the first."""
+        observation = self.observation
+        return observation.servo_observation() if observation is not None else None
 
     def stats(self) -> LoopStats:
         """Return the loop statistics."""
