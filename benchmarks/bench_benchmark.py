@@ -9,7 +9,7 @@ For each benchmark scene, seconds per physics step of:
 * scenario: ``Simulator.step`` under the scene's drive, as a benchmark run
   steps it (as many steps per call as the drive's command holds: a block for
   the multiple block scene, one for the arm), without the metric;
-* benchmark: ``sim.benchmark.run_case``, the real run: frame sensors that keep
+* benchmark: ``sim.grasp_benchmark.run_case``, the real run: frame sensors that keep
   their samples in MuJoCo's history buffer, read and scored with
   ``EnergyTracker.update_block`` every 2 s (two blocks in the default 4 s);
 * per-step tracker: ``Simulator.step(1)``, ``body_arrays()`` and
@@ -51,7 +51,7 @@ import numpy as np  # noqa: E402
 
 from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig  # noqa: E402, I100
 from grasp_monitor.sim.backend import Simulator  # noqa: E402
-from grasp_monitor.sim.benchmark import (  # noqa: E402
+from grasp_monitor.sim.grasp_benchmark import (  # noqa: E402
     BenchmarkCase, FrameHistory, MUJOCO_DEFAULTS, run_case, steps_per_call)
 
 # Settings under which the scenes hold (elliptic cone, noslip): a failed run would stop

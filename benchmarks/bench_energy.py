@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 from grasp_monitor.core.energy import (  # noqa: E402, I100
     energy, EnergyTracker, EnergyTrackerConfig, inertia_in_world)
-from grasp_monitor.sim.benchmark import FrameHistory, split_frame_sensors  # noqa: E402
+from grasp_monitor.sim.grasp_benchmark import FrameHistory, split_frame_sensors  # noqa: E402
 
 SAMPLES = 1_000_000
 STEPS = 2000
@@ -84,7 +84,7 @@ MJCF = """
 # objtype="body" is the inertial frame: the centre of mass in principal axes, the pose
 # the metric wants; frame*vel are world-frame velocities of that frame.
 SENSOR_TYPES = (('framepos', 3), ('framequat', 4), ('framelinvel', 3), ('frameangvel', 3))
-# Body by body, as sim.benchmark.with_frame_sensors lays them out.
+# Body by body, as sim.frame_sensors.with_frame_sensors lays them out.
 SENSORS = '<sensor>' + ''.join(
     f'<{kind} objtype="body" objname="{body}"HISTORY/>'
     for body in TRACKED for kind, _ in SENSOR_TYPES) + '</sensor>'

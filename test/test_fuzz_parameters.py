@@ -9,7 +9,7 @@ answering and publishing.
 
 from conftest import fuzz_settings, wait_for
 from diagnostic_msgs.msg import DiagnosticArray
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.grasp_controller import GraspControllerNode
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode

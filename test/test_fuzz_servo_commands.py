@@ -14,7 +14,7 @@ import math
 
 from conftest import fuzz_settings, NAMESPACE, Observer, publish_until, status_values, wait_for
 from grasp_monitor.core.servo import COMMAND_LIMIT
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode

@@ -10,13 +10,12 @@ import math
 import time
 
 from conftest import run_fresh_python
-from grasp_monitor.core.errors import (
-    CommandError, ConfigError, GraspMonitorError, HardwareError,
-)
+from grasp_monitor.core.errors import CommandError, ConfigError, GraspMonitorError, HardwareError
 from grasp_monitor.core.servo import ServoCommand, ServoObservation
-from grasp_monitor.hardware.moteus_servos import (
+from grasp_monitor.core.servo_backend import ServoBackend
+from grasp_monitor.hardware.moteus import (
     make_transport, MoteusConfig, MoteusServos, routed_transport, ServoFault)
-from grasp_monitor.hardware.transport_double import (
+from grasp_monitor.hardware.moteus_double import (
     decode_frame, DoubleConfig, encode_reply, F32, INT16, INT8, pad_to_can_fd, ProtocolError,
     TransportDouble)
 import moteus
@@ -141,6 +140,21 @@ def test_query_replies_become_observations_in_radians():
     assert states.names == JOINTS and states.position.tolist() == observation.position.tolist()
     servo = observation.servo_observation()
     assert isinstance(servo, ServoObservation) and servo.voltage_v == 24.0
+
+
+def test_the_servos_offer_the_servo_backend_interface():
+    servos, double, clock = rig(torque_limit_nm=0.5)
+    assert isinstance(servos, ServoBackend) and servos.joints == JOINTS
+    assert servos.servo_config.maximum_torque.tolist() == [0.5, 0.5]
+    assert servos.command is None and servos.joint_states() is None
+    assert servos.servo_observation() is None
+    sent = servos.set_command(command(maximum_torque=(1.0, 0.25)))
+    assert servos.command is sent and sent.maximum_torque.tolist() == [0.5, 0.25]
+    observation = asyncio.run(cycles(servos, clock, 1))
+    assert servos.joint_states().position.tolist() == observation.position.tolist()
+    assert servos.servo_observation().voltage_v == 24.0
+    servos.close()
+    servos.close()
 
 
 def test_a_commanded_servo_follows_the_moteus_law_and_reports_its_torque():
@@ -469,8 +483,7 @@ def test_double_configuration_is_validated():
 
 
 def test_hardware_backend_imports_without_ros_or_a_device():
-    code = ('import sys, grasp_monitor.hardware.moteus_servos, '
-            'grasp_monitor.hardware.transport_double\n'
+    code = ('import sys, grasp_monitor.hardware.moteus\n'
             "leaks = sorted(m for m in sys.modules if m.split('.')[0] in ('rclpy', 'std_msgs', "
             "'sensor_msgs', 'moteus_pi3hat', 'serial.tools.list_ports'))\n"
             'assert not leaks, leaks\n')

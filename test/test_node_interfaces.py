@@ -6,7 +6,7 @@ The README's topic and service tables are printed from the same declarations
 
 from conftest import NAMESPACE, wait_for
 from grasp_monitor.app.reference import node_modules
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes import node_command
 from grasp_monitor.nodes.interfaces import compare, declared_matches, expected, graph_endpoints
 from grasp_monitor.recording import McapRecordingWriter

@@ -14,8 +14,8 @@ from conftest import child_python, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.app.reference import flatten
 from grasp_monitor.core.errors import ConfigError, HardwareError
-from grasp_monitor.hardware.moteus_servos import LoopStats, MoteusConfig, MoteusObservation
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus import LoopStats, MoteusConfig, MoteusObservation
+from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode, PARAMETERS, servo_statuses
 import moteus
 import numpy as np
@@ -215,7 +215,7 @@ def test_destroying_the_node_sends_a_final_stop(ros):
 CHILD = """
 import json, sys
 import moteus
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.common import run_node
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 double = TransportDouble(DoubleConfig(ids=(1, 2, 3), firmware_timeout_s=0.0))

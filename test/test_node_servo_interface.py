@@ -11,7 +11,7 @@ import math
 
 from conftest import wait_for
 from diagnostic_msgs.msg import DiagnosticArray
-from grasp_monitor.hardware.transport_double import DoubleConfig, TransportDouble
+from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 import moteus

@@ -12,9 +12,10 @@ from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.threads import single_threaded_children
 from grasp_monitor.sim.backend import Simulator
-import grasp_monitor.sim.benchmark as benchmark
-from grasp_monitor.sim.benchmark import (
-    BenchmarkCase, CSV_COLUMNS, FrameHistory, MUJOCO_DEFAULTS, run_case, split_frame_sensors)
+from grasp_monitor.sim.grasp_benchmark import (
+    BenchmarkCase, CSV_COLUMNS, FrameHistory, MUJOCO_DEFAULTS, run_case, split_frame_sensors,
+    steps_per_call)
+import grasp_monitor.sim.grasp_benchmark.run as benchmark_run
 import mujoco
 import numpy as np
 import pytest
@@ -167,9 +168,9 @@ def test_a_diverged_run_fails_at_the_step_and_keeps_the_samples_before_it(
     # The constant squeeze is stepped a block (500 steps) per call: the divergence is found
     # in the call from 0.5 s, then dated by taking those steps one at a time. With 100 per
     # call, the steps from 0.5 to 0.7 s come from the history and the rest are taken again.
-    assert benchmark.steps_per_call(case.build_scene(), 1e-3, 500) == 500
-    monkeypatch.setattr(benchmark, 'steps_per_call', lambda scene, dt, limit: per_call)
-    monkeypatch.setattr(benchmark, 'Simulator', Kicked)
+    assert steps_per_call(case.build_scene(), 1e-3, 500) == 500
+    monkeypatch.setattr(benchmark_run, 'steps_per_call', lambda scene, dt, limit: per_call)
+    monkeypatch.setattr(benchmark_run, 'Simulator', Kicked)
     run = run_case(case)
     assert run.diverged and run.failed and run.result == 'diverged'
     # The step from 0.721 s diverged: the run ends there, every earlier step scored.

@@ -4,6 +4,7 @@ import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import servo_torque, ServoCommand
+from grasp_monitor.core.servo_backend import ServoBackend
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
@@ -106,6 +107,17 @@ def test_reset_returns_to_the_start_and_stops_the_servos():
     sim.reset()
     assert sim.time_s == 0.0 and np.array_equal(sim.data.qpos, start)
     assert sim.servos.received is None
+
+
+def test_the_simulator_offers_the_servo_backend_interface():
+    sim = Simulator(build_scene('pick_lift'), command_timeout_s=0)
+    assert isinstance(sim, ServoBackend) and sim.joints == sim.scene.joints
+    assert sim.servo_config is sim.servos.config and sim.command is None
+    command = ServoCommand.from_named(sim.servo_config, ['lift'], {'position': [0.0]})
+    assert sim.set_command(command) is None and sim.command is command
+    assert sim.joint_states().names == sim.scene.joints
+    assert sim.servo_observation().position.tolist() == sim.joint_states().position.tolist()
+    sim.close()
 
 
 def test_divergence_is_detected_and_reported():

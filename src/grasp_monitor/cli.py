@@ -88,7 +88,7 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
     import shlex
     import time
 
-    from grasp_monitor.sim import benchmark
+    from grasp_monitor.sim import grasp_benchmark as benchmark
     from grasp_monitor.sim.scene import SimSettings
     settings = SimSettings(
         timestep_s=args.timestep, cone=args.cone, solver=args.solver,

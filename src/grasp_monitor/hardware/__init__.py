@@ -1,6 +1,6 @@
 """Hardware backends, ROS-free: moteus servos through the ``moteus`` library.
 
-``moteus_servos`` holds the backend the ``moteus_servos`` node wraps; ``transport_double``
-simulates controllers underneath the real library for tests. Nothing here imports rclpy,
-and no module opens a device on import.
+``moteus`` holds the backend the ``moteus_servos`` node wraps, and the transport double
+that simulates controllers underneath the real library for tests. Nothing here imports
+rclpy, and no module opens a device on import.
 """

@@ -10,7 +10,7 @@ import time
 from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor.hardware.moteus_servos import (
+from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import accept_servo_command, run_node, sensor_qos
@@ -97,7 +97,6 @@ class MoteusServosNode(Node):
             tuple(path for path in p['fdcanusb_paths'] if path), tuple(p['socketcan_channels']),
             p['rate'], p['command_timeout'], p['reply_timeout'], p['missed_cycles_to_fault'],
             p['position_min'], p['position_max'], p['torque_limit'], p['read_only'])
-        self.servo_config = self.config.servo_config()
         self.servos = MoteusServos(self.config, transport=transport)
         self.refused: Counter[str] = Counter()
         self.published_s = math.nan
@@ -118,11 +117,11 @@ class MoteusServosNode(Node):
 
     def _on_command(self, msg: JointState) -> None:
         self._accept(lambda: conversions.servo_command_from_joint_state(
-            msg, self.servo_config, self.servos.command))
+            msg, self.servos.servo_config, self.servos.command))
 
     def _on_full_command(self, msg: Float64MultiArray) -> None:
         self._accept(lambda: conversions.servo_command_from_multiarray(
-            msg, len(self.config.joints)))
+            msg, len(self.servos.joints)))
 
     def _on_stop(self, request: Trigger.Request, response: Trigger.Response):
         self.servos.stop()

@@ -178,7 +178,7 @@ class MujocoSimNode(Node):
 
     def _on_command(self, msg: JointState) -> None:
         self._accept(lambda: conversions.servo_command_from_joint_state(
-            msg, self.sim.servos.config, self.sim.servos.received))
+            msg, self.sim.servo_config, self.sim.command))
         stamp_s = conversions.time_from_msg(msg.header.stamp)
         with self._answered:
             self._answer_s = stamp_s
@@ -263,7 +263,7 @@ class MujocoSimNode(Node):
 
     def _on_full_command(self, msg: Float64MultiArray) -> None:
         self._accept(lambda: conversions.servo_command_from_multiarray(
-            msg, len(self.sim.scene.joints)))
+            msg, len(self.sim.joints)))
 
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response):
         self.runner.reset()

@@ -19,6 +19,7 @@ from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
+from grasp_monitor.core.servo_backend import ServoBackend
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
 import mujoco
@@ -59,7 +60,7 @@ def _view(values: np.ndarray, ids: np.ndarray) -> np.ndarray | None:
     return None
 
 
-class Simulator:
+class Simulator(ServoBackend):
     """Steps a scene with its servos and hands out copies of its state.
 
     Args:
@@ -145,9 +146,22 @@ class Simulator:
         self._apply(self.servos.active_command(self.time_s))
         mujoco.mj_forward(self.model, self.data)
 
+    @property
+    def servo_config(self) -> ServoConfig:
+        """The servos' joints, gains and defaults."""
+        return self.servos.config
+
+    @property
+    def command(self) -> ServoCommand | None:
+        """The latest command accepted (None before the first or since a reset)."""
+        return self.servos.received
+
     def set_command(self, command: ServoCommand) -> None:
         """Accept a validated command now (it feeds the watchdog)."""
         self.servos.set_command(command, self.time_s)
+
+    def close(self) -> None:
+        """Nothing to release: the model and data go with the simulator."""
 
     def _apply(self, command: ServoCommand) -> None:
         if command is self._applied:

@@ -55,7 +55,7 @@ from grasp_monitor.core.monitor import (
 from grasp_monitor.core.tactile import PadGroup
 from grasp_monitor.core.values import BodyState
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.benchmark import split_frame_sensors, with_frame_sensors
+from grasp_monitor.sim.frame_sensors import split_frame_sensors, with_frame_sensors
 from grasp_monitor.sim.scene import Drive, Scene
 from grasp_monitor.sim.sensors import (
     PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, PadSpec, SimTactileArrays,

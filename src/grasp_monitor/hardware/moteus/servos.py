@@ -36,378 +36,34 @@ one is named and the others stay observed (that cycle overruns).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 import logging
 import math
 import threading
 import time
 from typing import Any, Callable
 
-from grasp_monitor.core.errors import (
-    CommandError, ConfigError, GraspMonitorError, HardwareError,
-)
-from grasp_monitor.core.servo import COMMAND_DEFAULTS, ServoCommand, ServoConfig, ServoObservation
+from grasp_monitor.core.errors import CommandError, GraspMonitorError, HardwareError
+from grasp_monitor.core.servo import ServoCommand, ServoConfig, ServoObservation
+from grasp_monitor.core.servo_backend import ServoBackend
 from grasp_monitor.core.values import JointStates
+from grasp_monitor.hardware.moteus.config import apply_limits, MoteusConfig
+from grasp_monitor.hardware.moteus.observation import (
+    FAULT_DESCRIPTIONS, LoopStats, MoteusObservation, ServoFault,
+)
+from grasp_monitor.hardware.moteus.transport import make_transport, query_resolution
 import moteus
 import numpy as np
-import numpy.typing as npt
 
 _log = logging.getLogger(__name__)
 
 RAD_PER_REV = 2.0 * math.pi
-#: Transport kinds, each constructed on first use so this module imports without hardware.
-TRANSPORTS = ('fdcanusb', 'socketcan', 'pi3hat')
-PI3HAT_BUSES = (1, 2, 3, 4, 5)
-#: Fault codes a controller reports in mode 1 (moteus reference, register 0x00f).
-FAULT_DESCRIPTIONS = {
-    32: 'calibration fault', 33: 'motor driver fault', 34: 'over voltage',
-    35: 'encoder fault', 36: 'motor not configured', 37: 'pwm cycle overrun',
-    38: 'over temperature', 39: 'start outside limit', 40: 'under voltage',
-    41: 'config changed', 42: 'theta invalid', 43: 'position invalid',
-    44: 'driver enable fault', 45: 'stop position deprecated', 46: 'timing violation',
-    47: 'bemf feedforward without acceleration limit', 48: 'invalid limits',
-}
-#: Codes in the fault register while in position mode that say what limits the output;
-#: they are not faults (firmware 2025-07-21 and later).
-LIMIT_DESCRIPTIONS = {
-    96: 'max velocity', 97: 'max power', 98: 'back EMF (supply voltage)', 99: 'max current',
-    100: 'board temperature', 101: 'motor temperature', 102: 'commanded maximum torque',
-    103: 'position bounds',
-}
-
-
-def _per_joint(value: npt.ArrayLike, n: int, name: str) -> np.ndarray:
-    try:
-        array = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
-    except ValueError:
-        raise ConfigError(f'{name} must be one value or one per joint ({n})') from None
-    array.setflags(write=False)
-    return array
-
-
-def _per_joint_int(value: Any, n: int, name: str) -> tuple[int, ...]:
-    values = (value,) * n if isinstance(value, int) else tuple(value)
-    if len(values) != n or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise ConfigError(f'{name} must be one integer or one per joint ({n}), '
-                          f'got {list(values)}')
-    return values
-
-
-@dataclass(frozen=True)
-class MoteusConfig:
-    """A bank of moteus controllers, one per joint.
-
-    Attributes:
-        joints: joint names, in command and observation order.
-        ids: CAN id of each joint's controller, in [1, 126], unique across buses (the
-            library routes by id).
-        buses: bus of each controller, one value for all: the 1-based index into
-            ``fdcanusb_paths`` or ``socketcan_channels``, or the pi3hat port 1..5.
-        transport: 'fdcanusb', 'socketcan' or 'pi3hat'.
-        fdcanusb_paths: serial device of the fdcanusb on each bus; empty finds one.
-        socketcan_channels: SocketCAN interface of each bus.
-        rate_hz: loop frequency, Hz.
-        command_timeout_s: watchdog: no command for this long stops the servos, s; 0
-            disables it.
-        reply_timeout_s: longest wait for the replies of one cycle, s; 0 means one period.
-        missed_cycles_to_fault: consecutive cycles without a reply after which a
-            controller is reported faulted ('no_reply').
-        position_min_rad, position_max_rad: (N,) joint range, rad; targets are clamped
-            into it (±inf: no limit).
-        torque_limit_nm: (N,) N·m: caps ``maximum_torque`` and ``|feedforward_torque|``;
-            also the ``maximum_torque`` of a command that does not set one.
-        read_only: only query; never write a register.
-    """
-
-    joints: tuple[str, ...]
-    ids: tuple[int, ...]
-    buses: int | tuple[int, ...] = 1
-    transport: str = 'fdcanusb'
-    fdcanusb_paths: tuple[str, ...] = ()
-    socketcan_channels: tuple[str, ...] = ('can0',)
-    rate_hz: float = 200.0
-    command_timeout_s: float = 0.25
-    reply_timeout_s: float = 0.0
-    missed_cycles_to_fault: int = 5
-    position_min_rad: npt.ArrayLike = -math.inf
-    position_max_rad: npt.ArrayLike = math.inf
-    torque_limit_nm: npt.ArrayLike = COMMAND_DEFAULTS['maximum_torque']
-    read_only: bool = False
-
-    def __post_init__(self) -> None:
-        joints = tuple(self.joints)
-        n = len(joints)
-        if not joints or len(set(joints)) != n:
-            raise ConfigError(
-                f'joints must name at least one joint, each once, got {list(joints)}')
-        object.__setattr__(self, 'joints', joints)
-        ids = (self.ids,) if isinstance(self.ids, int) else tuple(self.ids)
-        if len(ids) != n or len(set(ids)) != n or not all(
-                isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= 126 for i in ids):
-            raise ConfigError(f'ids must be one CAN id in [1, 126] per joint ({n}), unique, '
-                              f'got {list(ids)}')
-        object.__setattr__(self, 'ids', ids)
-        if self.transport not in TRANSPORTS:
-            raise ConfigError(
-                f'unknown transport {self.transport!r}; valid: {", ".join(TRANSPORTS)}')
-        object.__setattr__(self, 'fdcanusb_paths', tuple(self.fdcanusb_paths))
-        object.__setattr__(self, 'socketcan_channels', tuple(self.socketcan_channels))
-        buses = _per_joint_int(self.buses, n, 'buses')
-        valid = {
-            'pi3hat': PI3HAT_BUSES,
-            'fdcanusb': tuple(range(1, max(1, len(self.fdcanusb_paths)) + 1)),
-            'socketcan': tuple(range(1, len(self.socketcan_channels) + 1)),
-        }[self.transport]
-        if not valid:
-            raise ConfigError('socketcan_channels must name at least one interface')
-        if any(bus not in valid for bus in buses):
-            raise ConfigError(f'buses for transport {self.transport!r} must be in '
-                              f'{list(valid)}, got {list(buses)}')
-        object.__setattr__(self, 'buses', buses)
-        if not 0 < self.rate_hz <= 2000:
-            raise ConfigError(f'rate_hz must be in (0, 2000], got {self.rate_hz}')
-        if not self.command_timeout_s >= 0:
-            raise ConfigError(
-                f'command_timeout_s must be >= 0 (0 disables), got {self.command_timeout_s}')
-        if not 0 <= self.reply_timeout_s <= 1:
-            raise ConfigError(
-                f'reply_timeout_s must be in [0, 1] (0 = one period), got {self.reply_timeout_s}')
-        missed = self.missed_cycles_to_fault
-        if isinstance(missed, bool) or not isinstance(missed, int) or missed < 1:
-            raise ConfigError(f'missed_cycles_to_fault must be an integer >= 1, got {missed!r}')
-        low = _per_joint(self.position_min_rad, n, 'position_min_rad')
-        high = _per_joint(self.position_max_rad, n, 'position_max_rad')
-        if np.any(np.isnan(low) | np.isnan(high)) or np.any(low >= high):
-            raise ConfigError('position_min_rad must be < position_max_rad for every joint, '
-                              f'got {low.tolist()} and {high.tolist()}')
-        object.__setattr__(self, 'position_min_rad', low)
-        object.__setattr__(self, 'position_max_rad', high)
-        limit = _per_joint(self.torque_limit_nm, n, 'torque_limit_nm')
-        if not np.all(np.isfinite(limit)) or np.any(limit < 0):
-            raise ConfigError(f'torque_limit_nm must be finite and >= 0, got {limit.tolist()}')
-        object.__setattr__(self, 'torque_limit_nm', limit)
-
-    @property
-    def period_s(self) -> float:
-        """Loop period, s."""
-        return 1.0 / self.rate_hz
-
-    @property
-    def effective_reply_timeout_s(self) -> float:
-        """Longest wait for the replies of one cycle, s."""
-        return self.reply_timeout_s or self.period_s
-
-    def servo_config(self) -> ServoConfig:
-        """Return the bank as ``ServoCommand.from_named`` needs it (joints, default torque).
-
-        Its ``kp`` and ``kd`` are zero: on hardware the gains live in each controller's
-        firmware, and commands only scale them.
-        """
-        return ServoConfig(self.joints, kp=0.0, kd=0.0,
-                           maximum_torque=self.torque_limit_nm,
-                           command_timeout_s=self.command_timeout_s)
-
-
-def apply_limits(command: ServoCommand, config: MoteusConfig) -> tuple[ServoCommand, np.ndarray]:
-    """Clamp a command into the configured joint range and torque limits.
-
-    Args:
-        command: a command for every joint of ``config``.
-        config: the limits.
-
-    Returns:
-        The limited command, and an (N,) bool array: which joints were changed.
-    """
-    limit = config.torque_limit_nm
-    position = np.clip(command.position, config.position_min_rad, config.position_max_rad)
-    feedforward = np.clip(command.feedforward_torque, -limit, limit)  # type: ignore[operator]
-    maximum = np.minimum(command.maximum_torque, limit)
-    changed = ((np.nan_to_num(position) != np.nan_to_num(command.position))
-               | (feedforward != command.feedforward_torque)
-               | (maximum != command.maximum_torque))
-    return ServoCommand(position, command.velocity, feedforward, command.kp_scale,
-                        command.kd_scale, maximum), changed
-
-
-@dataclass(frozen=True)
-class ServoFault:
-    """A fault of one controller, latched until ``clear_faults()``.
-
-    Attributes:
-        joint: joint name.
-        servo_id: CAN id.
-        kind: 'fault' (mode 1, see ``code``), 'timeout' (the firmware's command timeout,
-            mode 11) or 'no_reply' (silent for ``missed_cycles_to_fault`` cycles).
-        code: the fault register (0 when not applicable).
-        description: what the code means.
-        time_s: when it was first seen, s (the backend's clock).
-    """
-
-    joint: str
-    servo_id: int
-    kind: str
-    code: int
-    description: str
-    time_s: float
-
-    @property
-    def message(self) -> str:
-        """One line for logs and diagnostics."""
-        code = f' {self.code}' if self.code else ''
-        return f'{self.joint} (id {self.servo_id}): {self.kind}{code}, {self.description}'
-
-
-@dataclass(frozen=True)
-class MoteusObservation:
-    """What the controllers reported in the latest cycle, in our units.
-
-    Values of a controller that did not reply this cycle are its last ones (NaN before
-    any reply); ``fresh`` says which replied.
-
-    Attributes:
-        joints: joint names.
-        time_s: time of the cycle, s (the backend's clock).
-        position: (N,) rad.
-        velocity: (N,) rad/s.
-        torque: (N,) N·m, as the controllers measure it.
-        temperature_c: (N,) board temperature, °C.
-        voltage_v: (N,) bus voltage at each controller, V.
-        mode: (N,) controller mode (0 stopped, 1 fault, 10 position, 11 timeout, ...; -1
-            before any reply).
-        fault_code: (N,) fault register: a fault code in mode 1, an output-limit code
-            (96..103) in position mode, else 0.
-        fresh: (N,) replied this cycle.
-        commanding: position commands were sent this cycle (not stops or queries).
-        watchdog_tripped: no command arrived for ``command_timeout_s``.
-        stopped: ``stop()`` is in force.
-        faults: latched faults.
-    """
-
-    joints: tuple[str, ...]
-    time_s: float
-    position: np.ndarray
-    velocity: np.ndarray
-    torque: np.ndarray
-    temperature_c: np.ndarray
-    voltage_v: np.ndarray
-    mode: np.ndarray
-    fault_code: np.ndarray
-    fresh: np.ndarray
-    commanding: bool
-    watchdog_tripped: bool
-    stopped: bool
-    faults: tuple[ServoFault, ...]
-
-    def servo_observation(self) -> ServoObservation:
-        """Return the simulator's observation type (voltage: mean over controllers, V)."""
-        finite = self.voltage_v[np.isfinite(self.voltage_v)]
-        voltage = float(finite.mean()) if finite.size else math.nan
-        return ServoObservation(self.position.copy(), self.velocity.copy(), self.torque.copy(),
-                                self.temperature_c.copy(), voltage, self.watchdog_tripped)
-
-    def joint_states(self) -> JointStates:
-        """Return positions, velocities and measured torques as joint states."""
-        return JointStates(self.joints, self.position, self.velocity, self.torque, self.time_s)
-
-
-@dataclass(frozen=True)
-class LoopStats:
-    """How the loop keeps its rate and what it met.
-
-    Attributes:
-        cycles: cycles run.
-        rate_hz: achieved rate over the recent window, Hz (NaN before two cycles).
-        period_mean_s: mean time between cycle starts over the window, s.
-        jitter_s: standard deviation of that period, s.
-        period_max_s: longest period in the window, s.
-        overruns: cycles that ended after the next one was due.
-        timeouts: cycles whose replies did not all arrive within the reply timeout.
-        transport_errors: cycles the transport raised in.
-        missed_replies: replies missing, summed over controllers and cycles.
-        watchdog_trips: times the command watchdog tripped.
-        clamped_commands: commands changed by the limits.
-        last_error: the last transport error, or ''.
-    """
-
-    cycles: int
-    rate_hz: float
-    period_mean_s: float
-    jitter_s: float
-    period_max_s: float
-    overruns: int
-    timeouts: int
-    transport_errors: int
-    missed_replies: int
-    watchdog_trips: int
-    clamped_commands: int
-    last_error: str
-
-
-def make_transport(config: MoteusConfig) -> Any:
-    """Open the transport ``config`` names (each controller routed to its bus).
-
-    Raises:
-        HardwareError: the transport's package or device is missing.
-    """
-    if config.transport == 'pi3hat':
-        try:
-            import moteus_pi3hat
-        except ImportError:
-            raise HardwareError("transport 'pi3hat' needs the moteus-pi3hat package "
-                                '(Raspberry Pi only): pip install moteus-pi3hat') from None
-        bus_map: dict[int, list[int]] = {}
-        for servo_id, bus in zip(config.ids, config.buses):  # type: ignore[call-overload]
-            bus_map.setdefault(bus, []).append(servo_id)
-        return moteus_pi3hat.Pi3HatRouter(servo_bus_map=bus_map)
-    try:
-        if config.transport == 'fdcanusb':
-            paths = config.fdcanusb_paths or tuple(moteus.FdcanusbDevice.detect_fdcanusbs()[:1])
-            if not paths:
-                raise HardwareError('no fdcanusb found: plug one in or set fdcanusb_paths')
-            devices = [moteus.FdcanusbDevice(path) for path in paths]
-        else:
-            devices = [moteus.PythonCanDevice(interface='socketcan', channel=channel)
-                       for channel in config.socketcan_channels]
-    except HardwareError:
-        raise
-    except Exception as error:
-        raise HardwareError(
-            f'cannot open the {config.transport} transport: {type(error).__name__}: {error}'
-        ) from error
-    return routed_transport(config, devices)
-
-
-def routed_transport(config: MoteusConfig, devices: list[Any]) -> Any:
-    """Return a ``moteus.Transport`` that sends each controller's frames to its bus.
-
-    Controller ``i`` goes to ``devices[buses[i] - 1]``, so the library never has to
-    discover which bus an id lives on.
-
-    Raises:
-        ConfigError: fewer devices than buses.
-    """
-    needed = max(config.buses)  # type: ignore[type-var]
-    if len(devices) < needed:
-        raise ConfigError(f'buses go up to {needed}, but only {len(devices)} devices were given')
-    routing = {moteus.DeviceAddress(can_id=servo_id): devices[bus - 1]
-               for servo_id, bus in zip(config.ids, config.buses)}  # type: ignore[call-overload]
-    return moteus.Transport(devices, routing_table=routing)
-
-
-def _query_resolution() -> Any:
-    resolution = moteus.QueryResolution()
-    # 0.1 V and 0.1 °C instead of the default int8 steps of 0.5 V and 1 °C.
-    resolution.voltage = moteus.INT16
-    resolution.temperature = moteus.INT16
-    return resolution
 
 
 def _as_int(value: Any, default: int) -> int:
     return int(value) if value is not None and math.isfinite(value) else default
 
 
-class MoteusServos:
+class MoteusServos(ServoBackend):
     """moteus controllers driven at a regulated rate from the latest ``ServoCommand``.
 
     Drive it either from asyncio (``await cycle()`` or ``await run(event)``, then
@@ -460,6 +116,7 @@ class MoteusServos:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing: asyncio.Event | None = None
+        self._servo_config = config.servo_config()
 
     # --- commands and safety (any thread) ---------------------------------------------
 
@@ -530,6 +187,21 @@ class MoteusServos:
         with self._lock:
             return self._observation
 
+    @property
+    def servo_config(self) -> ServoConfig:
+        """The bank as ``ServoCommand.from_named`` needs it (``MoteusConfig.servo_config``)."""
+        return self._servo_config
+
+    def joint_states(self) -> JointStates | None:
+        """Return the latest observation's joint states, or None before the first cycle."""
+        observation = self.observation
+        return observation.joint_states() if observation is not None else None
+
+    def servo_observation(self) -> ServoObservation | None:
+        """Return the latest observation as the simulator's type, or None before the first."""
+        observation = self.observation
+        return observation.servo_observation() if observation is not None else None
+
     def stats(self) -> LoopStats:
         """Return the loop statistics."""
         with self._lock:
@@ -553,7 +225,7 @@ class MoteusServos:
         if self._transport is None:
             self._transport = make_transport(self.config)
         if not self._controllers:
-            resolution = _query_resolution()
+            resolution = query_resolution()
             self._controllers = [
                 moteus.Controller(id=servo_id, transport=self._transport,
                                   query_resolution=resolution)
