@@ -12,8 +12,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.interfaces import KINDS, QOS, STANDARD_SERVICES, STANDARD_TOPICS
-from grasp_monitor.nodes.params import ParamSpec
 import yaml
 
 #: Nodes documented, in order: (executable, module).
@@ -79,7 +79,7 @@ def parameters_of(node: str, path: Path) -> dict[str, Any]:
     return values
 
 
-def _range(spec: ParamSpec) -> str:
+def _range(spec: Setting) -> str:
     if spec.choices:
         return ', '.join(f'`{c}`' if c else '`""`' for c in spec.choices)
     if spec.low is not None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.nodes.params import check
 import yaml
 
 #: The graph's nodes and the module holding each one's ``PARAMETERS``.
@@ -54,7 +55,7 @@ def default_params_file(scenario: str) -> Path:
 
 
 def parameter_specs(node: str) -> dict[str, Any]:
-    """Return the declared parameters (``ParamSpec``) of a graph node, by name."""
+    """Return the declared parameters (``Setting``) of a graph node, by name."""
     module = importlib.import_module(PARAMETER_TABLES[node])
     return {spec.name: spec for spec in module.PARAMETERS}
 
@@ -68,7 +69,7 @@ def _check(where: str, spec: Any, value: Any) -> None:
             any(type(v) is not _TYPES[kind] for v in values):
         raise ConfigError(f'{where}: {value!r} is not a {spec.type_name}'
                           + (' (write 1.0, not 1)' if kind == 'double' else ''))
-    spec.check(value)
+    check(spec, value)
     if spec.low is not None and not array and not math.isnan(value) and \
             not spec.low <= value <= spec.high:
         raise ConfigError(f'{where}: {value!r} is outside [{spec.low}, {spec.high}]')

@@ -8,10 +8,11 @@ from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.command_hold import CommandHold
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.grasp_script import PickLiftScript
+from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
-from grasp_monitor.nodes.params import COMMON, declare, ParamSpec
+from grasp_monitor.nodes.params import COMMON, declare
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import SimRunner
 from rclpy.node import Node
@@ -19,22 +20,22 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
 PARAMETERS = COMMON + (
-    ParamSpec('rate', 100.0, 'Command rate, Hz.', 1.0, 1000.0, read_only=True),
-    ParamSpec('autostart', True, 'Start the script as soon as the node is up.',
-              read_only=True),
-    ParamSpec('grip_force', 10.0, 'Closing force of each finger, N (0 = never close).',
-              0.0, 20.0, read_only=True),
-    ParamSpec('approach_height', 0.1, 'Start height above the grasp, m.', 0.0, 0.5,
-              read_only=True),
-    ParamSpec('lift_height', 0.2, 'How far to lift, m.', 0.0, 0.5, read_only=True),
-    ParamSpec('approach_duration', 1.0, 'Approach phase, s.', 0.01, 60.0, read_only=True),
-    ParamSpec('close_duration', 1.0, 'Close phase, s.', 0.01, 60.0, read_only=True),
-    ParamSpec('close_ramp', 0.5, 'Time for the grip force to rise from 0 at the start of the '
-              'close, s (at most close_duration).', 0.0, 60.0, read_only=True),
-    ParamSpec('lift_duration', 1.5, 'Lift phase, s.', 0.01, 60.0, read_only=True),
-    ParamSpec('hosted', False, "In the simulator's process, commanding its ticks directly "
-              '(set by the simulator with its `controller` parameter; no servo_commands).',
-              read_only=True),
+    Setting('rate', 100.0, 'Command rate, Hz.', 1.0, 1000.0, read_only=True),
+    Setting('autostart', True, 'Start the script as soon as the node is up.',
+            read_only=True),
+    Setting('grip_force', 10.0, 'Closing force of each finger, N (0 = never close).',
+            0.0, 20.0, read_only=True),
+    Setting('approach_height', 0.1, 'Start height above the grasp, m.', 0.0, 0.5,
+            read_only=True),
+    Setting('lift_height', 0.2, 'How far to lift, m.', 0.0, 0.5, read_only=True),
+    Setting('approach_duration', 1.0, 'Approach phase, s.', 0.01, 60.0, read_only=True),
+    Setting('close_duration', 1.0, 'Close phase, s.', 0.01, 60.0, read_only=True),
+    Setting('close_ramp', 0.5, 'Time for the grip force to rise from 0 at the start of the '
+            'close, s (at most close_duration).', 0.0, 60.0, read_only=True),
+    Setting('lift_duration', 1.5, 'Lift phase, s.', 0.01, 60.0, read_only=True),
+    Setting('hosted', False, "In the simulator's process, commanding its ticks directly "
+            '(set by the simulator with its `controller` parameter; no servo_commands).',
+            read_only=True),
 )
 
 INTERFACES = (

@@ -4,43 +4,44 @@ from typing import Any, Mapping
 
 from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.metrics import ENERGY_REFERENCES, MetricsConfig
-from grasp_monitor.nodes.params import COMMON, ParamSpec
+from grasp_monitor.core.settings import Setting
+from grasp_monitor.nodes.params import COMMON
 
 CRITERIA = ('time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
             'grasp_time', 'final_position')
 
 PARAMETERS = COMMON + (
-    ParamSpec('object', 'object', 'Grasped object (ground_truth/<object>).', read_only=True),
-    ParamSpec('pads', ['finger_left', 'finger_right'],
-              'Left and right pads: tactile/<pad> and ground_truth/<pad>.', read_only=True),
-    ParamSpec('contacts', 'contacts', "The simulator's contacts of the pads (PointCloud2; "
-              'body names on <contacts>/bodies): the criteria from the contacts between the '
-              'pads and `object`, as rostok computes them; "" = from the taxels of '
-              'tactile/<pad>, whatever the pads touch (estimates, as on hardware).',
-              read_only=True),
-    ParamSpec('object_mass', 0.2, 'Object mass, kg.', 1e-6, 1e4, read_only=True),
-    ParamSpec('object_inertia', [8.333e-5, 8.333e-5, 8.333e-5],
-              'Principal moments of inertia about the COG, kg*m^2.', read_only=True),
-    ParamSpec('rate', 100.0, 'Samples at the input stamps k / rate, Hz.', 1.0, 2000.0,
-              read_only=True),
-    ParamSpec('energy_threshold', 1e7, 'Energy above which the grasp failed, J.', 0.0, 1e12,
-              read_only=True),
-    ParamSpec('energy_from', 'trial_start',
-              'Energy reference: the object in the hand at trial_start (held from the start) '
-              'or at the grasp (a pick; no energy before it).', read_only=True,
-              choices=ENERGY_REFERENCES),
-    ParamSpec('energy_warn', 1.0, 'Energy reported as WARN from this value, J.', 0.0, 1e12,
-              read_only=True),
-    ParamSpec('criteria.trial_duration', 10.0, 'T of the time criterion, s.', 1e-3, 1e5,
-              read_only=True),
-    ParamSpec('criteria.grasp_limit', 5.0, 'Grasp limit of the grasp time criterion, s.',
-              1e-3, 1e5, read_only=True),
-    ParamSpec('criteria.final_position_ref', 0.3, 'Displacement that scores 0, m.', 1e-6,
-              100.0, read_only=True),
-    ParamSpec('criteria.force_cutoff', 100.0, 'Samples with more net force are dropped, N.',
-              1e-6, 1e6, read_only=True),
-) + tuple(ParamSpec(f'weights.{name}', 1.0, f'Weight of the {name} criterion.', 0.0, 1e6,
-                    read_only=True) for name in CRITERIA)
+    Setting('object', 'object', 'Grasped object (ground_truth/<object>).', read_only=True),
+    Setting('pads', ['finger_left', 'finger_right'],
+            'Left and right pads: tactile/<pad> and ground_truth/<pad>.', read_only=True),
+    Setting('contacts', 'contacts', "The simulator's contacts of the pads (PointCloud2; "
+            'body names on <contacts>/bodies): the criteria from the contacts between the '
+            'pads and `object`, as rostok computes them; "" = from the taxels of '
+            'tactile/<pad>, whatever the pads touch (estimates, as on hardware).',
+            read_only=True),
+    Setting('object_mass', 0.2, 'Object mass, kg.', 1e-6, 1e4, read_only=True),
+    Setting('object_inertia', [8.333e-5, 8.333e-5, 8.333e-5],
+            'Principal moments of inertia about the COG, kg*m^2.', read_only=True),
+    Setting('rate', 100.0, 'Samples at the input stamps k / rate, Hz.', 1.0, 2000.0,
+            read_only=True),
+    Setting('energy_threshold', 1e7, 'Energy above which the grasp failed, J.', 0.0, 1e12,
+            read_only=True),
+    Setting('energy_from', 'trial_start',
+            'Energy reference: the object in the hand at trial_start (held from the start) '
+            'or at the grasp (a pick; no energy before it).', read_only=True,
+            choices=ENERGY_REFERENCES),
+    Setting('energy_warn', 1.0, 'Energy reported as WARN from this value, J.', 0.0, 1e12,
+            read_only=True),
+    Setting('criteria.trial_duration', 10.0, 'T of the time criterion, s.', 1e-3, 1e5,
+            read_only=True),
+    Setting('criteria.grasp_limit', 5.0, 'Grasp limit of the grasp time criterion, s.',
+            1e-3, 1e5, read_only=True),
+    Setting('criteria.final_position_ref', 0.3, 'Displacement that scores 0, m.', 1e-6,
+            100.0, read_only=True),
+    Setting('criteria.force_cutoff', 100.0, 'Samples with more net force are dropped, N.',
+            1e-6, 1e6, read_only=True),
+) + tuple(Setting(f'weights.{name}', 1.0, f'Weight of the {name} criterion.', 0.0, 1e6,
+                  read_only=True) for name in CRITERIA)
 
 
 def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:

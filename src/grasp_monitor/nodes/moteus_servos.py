@@ -10,12 +10,13 @@ import time
 from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor.core.settings import Setting
 from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import accept_servo_command, run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
-from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec
+from grasp_monitor.nodes.params import choice_checker, COMMON, declare
 import moteus
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
@@ -23,32 +24,32 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
 PARAMETERS = COMMON + (
-    ParamSpec('joints', ['lift', 'finger_left', 'finger_right'],
-              'Joint names, in command and joint_states order.', read_only=True),
-    ParamSpec('ids', [1, 2, 3], "CAN id of each joint's controller, 1..126.", read_only=True),
-    ParamSpec('buses', [1], 'Bus of each controller, or one for all: 1-based index into '
-              'fdcanusb_paths or socketcan_channels, or the pi3hat port 1..5.', read_only=True),
-    ParamSpec('transport', 'fdcanusb', 'CAN-FD adapter.', choices=TRANSPORTS, read_only=True),
-    ParamSpec('fdcanusb_paths', [''], 'Serial device of the fdcanusb on each bus '
-              '([""] finds the one plugged in).', read_only=True),
-    ParamSpec('socketcan_channels', ['can0'], 'SocketCAN interface of each bus.',
-              read_only=True),
-    ParamSpec('rate', 200.0, 'Servo loop rate, Hz.', 1.0, 2000.0, read_only=True),
-    ParamSpec('reply_timeout', 0.0, "Longest wait for a cycle's replies, s (0 = one period).",
-              0.0, 1.0, read_only=True),
-    ParamSpec('missed_cycles_to_fault', 5, 'Cycles without a reply that fault a controller.',
-              1, 100000, read_only=True),
-    ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
-              read_only=True),
-    ParamSpec('position_min', [-math.inf], 'Lowest position target of each joint (or one '
-              'for all), rad; targets are clamped.', read_only=True),
-    ParamSpec('position_max', [math.inf], 'Highest position target of each joint (or one '
-              'for all), rad.', read_only=True),
-    ParamSpec('torque_limit', [1.0], 'Torque cap of each joint (or one for all), N*m: '
-              'maximum_torque and |feedforward| are clamped to it.', read_only=True),
-    ParamSpec('read_only', False, 'Only query the controllers; never write a register.',
-              read_only=True),
-    ParamSpec('publish_rate', 100.0, 'joint_states rate, Hz.', 1.0, 2000.0, read_only=True),
+    Setting('joints', ['lift', 'finger_left', 'finger_right'],
+            'Joint names, in command and joint_states order.', read_only=True),
+    Setting('ids', [1, 2, 3], "CAN id of each joint's controller, 1..126.", read_only=True),
+    Setting('buses', [1], 'Bus of each controller, or one for all: 1-based index into '
+            'fdcanusb_paths or socketcan_channels, or the pi3hat port 1..5.', read_only=True),
+    Setting('transport', 'fdcanusb', 'CAN-FD adapter.', choices=TRANSPORTS, read_only=True),
+    Setting('fdcanusb_paths', [''], 'Serial device of the fdcanusb on each bus '
+            '([""] finds the one plugged in).', read_only=True),
+    Setting('socketcan_channels', ['can0'], 'SocketCAN interface of each bus.',
+            read_only=True),
+    Setting('rate', 200.0, 'Servo loop rate, Hz.', 1.0, 2000.0, read_only=True),
+    Setting('reply_timeout', 0.0, "Longest wait for a cycle's replies, s (0 = one period).",
+            0.0, 1.0, read_only=True),
+    Setting('missed_cycles_to_fault', 5, 'Cycles without a reply that fault a controller.',
+            1, 100000, read_only=True),
+    Setting('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
+            read_only=True),
+    Setting('position_min', [-math.inf], 'Lowest position target of each joint (or one '
+            'for all), rad; targets are clamped.', read_only=True),
+    Setting('position_max', [math.inf], 'Highest position target of each joint (or one '
+            'for all), rad.', read_only=True),
+    Setting('torque_limit', [1.0], 'Torque cap of each joint (or one for all), N*m: '
+            'maximum_torque and |feedforward| are clamped to it.', read_only=True),
+    Setting('read_only', False, 'Only query the controllers; never write a register.',
+            read_only=True),
+    Setting('publish_rate', 100.0, 'joint_states rate, Hz.', 1.0, 2000.0, read_only=True),
 )
 INTERFACES = (
     publishes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',

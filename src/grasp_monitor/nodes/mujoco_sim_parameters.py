@@ -3,75 +3,76 @@
 from typing import Any, Mapping
 
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.nodes.params import COMMON, ParamSpec
+from grasp_monitor.core.settings import Setting
+from grasp_monitor.nodes.params import COMMON
 from grasp_monitor.sim.scene import CONES, SOLVERS
 from grasp_monitor.sim.scenes import SCENARIOS
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
 
 PARAMETERS = COMMON + (
-    ParamSpec('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
-              read_only=True),
-    ParamSpec('n_cubes', 3, 'multi_block: cubes in the row.', 1, 11, read_only=True),
-    ParamSpec('object_kind', 'box', 'pick_lift: object shape.',
-              choices=('box', 'cylinder', 'sphere'), read_only=True),
-    ParamSpec('object_mass_kg', 0.2, 'pick_lift: object mass, kg.', 0.001, 100.0,
-              read_only=True),
-    ParamSpec('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
-              choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
-    ParamSpec('physics.timestep', 0.0, 'Physics step, s (0 = scenario default).', 0.0, 0.1,
-              read_only=True),
-    ParamSpec('physics.friction', 0.0, 'Grasp friction coefficient (0 = scenario default).',
-              0.0, 1e9, read_only=True),
-    ParamSpec('physics.cone', '', 'Friction cone ("" = scenario default).',
-              choices=('',) + CONES, read_only=True),
-    ParamSpec('physics.solver', '', 'Constraint solver ("" = scenario default).',
-              choices=('',) + SOLVERS, read_only=True),
-    ParamSpec('physics.iterations', 0, 'Solver iterations (0 = scenario default).', 0, 10000,
-              read_only=True),
-    ParamSpec('physics.noslip_iterations', 0, 'Noslip iterations.', 0, 10000, read_only=True),
-    ParamSpec('physics.impratio', 0.0, 'Frictional/normal impedance ratio (0 = default).',
-              0.0, 1000.0, read_only=True),
-    ParamSpec('force_test.profile', 'sine', 'External force test: +z sine or random direction.',
-              choices=('sine', 'random'), read_only=True),
-    ParamSpec('force_test.amplitude_per_kg', 100.0, 'Force amplitude per kg of object, N/kg.',
-              0.0, 1e4, read_only=True),
-    ParamSpec('force_test.angular_frequency', 0.5, 'Sine angular frequency, rad/s.', 0.0,
-              1e3, read_only=True),
-    ParamSpec('force_test.offset', 1.0, 'Constant part of the sine force, N.', -1e4, 1e4,
-              read_only=True),
-    ParamSpec('force_test.redraw_steps', 100, 'Random profile: steps between directions.',
-              1, 1000000, read_only=True),
-    ParamSpec('force_test.seed', 0, 'Random profile: seed.', 0, 2**31 - 1, read_only=True),
-    ParamSpec('monitor', 'grasp_monitor', 'The grasp monitor whose verdict on each sample '
-              '(<monitor>/verdicts) starts and stops the force test at that sample; in '
-              'lockstep a tick waits for the verdict it is due ("" = none).', read_only=True),
-    ParamSpec('force_test.start_time', 0.0, 'Also start the force test by itself at this '
-              'simulated time after every reset, s (0 = only on ~/external_force/start).',
-              0.0, 3600.0, read_only=True),
-    ParamSpec('force_test.body', '', 'Body pulled by the test ("" = first object).',
-              read_only=True),
-    ParamSpec('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',
-              1.0, 2000.0, read_only=True),
-    ParamSpec('clock_rate', 0.0, '/clock rate, Hz (0 = every tick); each /clock costs every '
-              'use_sim_time node a callback.', 0.0, 2000.0, read_only=True),
-    ParamSpec('real_time_factor', 1.0, 'Simulated s per wall s; 0 = as fast as possible.',
-              0.0, 1000.0, read_only=True),
-    ParamSpec('pause_at', 0.0, 'Pause by itself once simulated time reaches this, after '
-              'every ~/reset (not before the first), s (0 = never; resume with ~/pause '
-              'false): a trial of a set length ends on the same tick however busy the '
-              'machine.', 0.0, 1e6,
-              read_only=True),
-    ParamSpec('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
-              read_only=True),
-    ParamSpec('lockstep', True, 'Step a tick only once its inputs are in: the hosted '
-              "controller's command, and the servo_commands of a peer that stamps each with "
-              'the /clock it answers; false: free-running, as hardware runs.',
-              read_only=True),
-    ParamSpec('controller', False, 'Host the grasp_controller node in this process, in '
-              'lockstep with the ticks (its parameters come from the grasp_controller '
-              'section).', read_only=True),
-    ParamSpec('tactile', True, 'Host the tactile_sensor node (tactile/<pad>) in this process '
-              'when the scene has pads.', read_only=True),
+    Setting('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
+            read_only=True),
+    Setting('n_cubes', 3, 'multi_block: cubes in the row.', 1, 11, read_only=True),
+    Setting('object_kind', 'box', 'pick_lift: object shape.',
+            choices=('box', 'cylinder', 'sphere'), read_only=True),
+    Setting('object_mass_kg', 0.2, 'pick_lift: object mass, kg.', 0.001, 100.0,
+            read_only=True),
+    Setting('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
+            choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
+    Setting('physics.timestep', 0.0, 'Physics step, s (0 = scenario default).', 0.0, 0.1,
+            read_only=True),
+    Setting('physics.friction', 0.0, 'Grasp friction coefficient (0 = scenario default).',
+            0.0, 1e9, read_only=True),
+    Setting('physics.cone', '', 'Friction cone ("" = scenario default).',
+            choices=('',) + CONES, read_only=True),
+    Setting('physics.solver', '', 'Constraint solver ("" = scenario default).',
+            choices=('',) + SOLVERS, read_only=True),
+    Setting('physics.iterations', 0, 'Solver iterations (0 = scenario default).', 0, 10000,
+            read_only=True),
+    Setting('physics.noslip_iterations', 0, 'Noslip iterations.', 0, 10000, read_only=True),
+    Setting('physics.impratio', 0.0, 'Frictional/normal impedance ratio (0 = default).',
+            0.0, 1000.0, read_only=True),
+    Setting('force_test.profile', 'sine', 'External force test: +z sine or random direction.',
+            choices=('sine', 'random'), read_only=True),
+    Setting('force_test.amplitude_per_kg', 100.0, 'Force amplitude per kg of object, N/kg.',
+            0.0, 1e4, read_only=True),
+    Setting('force_test.angular_frequency', 0.5, 'Sine angular frequency, rad/s.', 0.0,
+            1e3, read_only=True),
+    Setting('force_test.offset', 1.0, 'Constant part of the sine force, N.', -1e4, 1e4,
+            read_only=True),
+    Setting('force_test.redraw_steps', 100, 'Random profile: steps between directions.',
+            1, 1000000, read_only=True),
+    Setting('force_test.seed', 0, 'Random profile: seed.', 0, 2**31 - 1, read_only=True),
+    Setting('monitor', 'grasp_monitor', 'The grasp monitor whose verdict on each sample '
+            '(<monitor>/verdicts) starts and stops the force test at that sample; in '
+            'lockstep a tick waits for the verdict it is due ("" = none).', read_only=True),
+    Setting('force_test.start_time', 0.0, 'Also start the force test by itself at this '
+            'simulated time after every reset, s (0 = only on ~/external_force/start).',
+            0.0, 3600.0, read_only=True),
+    Setting('force_test.body', '', 'Body pulled by the test ("" = first object).',
+            read_only=True),
+    Setting('publish_rate', 500.0, 'joint_states, ground truth and /clock rate, Hz.',
+            1.0, 2000.0, read_only=True),
+    Setting('clock_rate', 0.0, '/clock rate, Hz (0 = every tick); each /clock costs every '
+            'use_sim_time node a callback.', 0.0, 2000.0, read_only=True),
+    Setting('real_time_factor', 1.0, 'Simulated s per wall s; 0 = as fast as possible.',
+            0.0, 1000.0, read_only=True),
+    Setting('pause_at', 0.0, 'Pause by itself once simulated time reaches this, after '
+            'every ~/reset (not before the first), s (0 = never; resume with ~/pause '
+            'false): a trial of a set length ends on the same tick however busy the '
+            'machine.', 0.0, 1e6,
+            read_only=True),
+    Setting('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
+            read_only=True),
+    Setting('lockstep', True, 'Step a tick only once its inputs are in: the hosted '
+            "controller's command, and the servo_commands of a peer that stamps each with "
+            'the /clock it answers; false: free-running, as hardware runs.',
+            read_only=True),
+    Setting('controller', False, 'Host the grasp_controller node in this process, in '
+            'lockstep with the ticks (its parameters come from the grasp_controller '
+            'section).', read_only=True),
+    Setting('tactile', True, 'Host the tactile_sensor node (tactile/<pad>) in this process '
+            'when the scene has pads.', read_only=True),
 )
 
 #: ROS parameter -> SimSettings field (0 or "" keeps the scenario default).

@@ -1,73 +1,59 @@
-"""Declared parameters: one table per node, declared with descriptors and ranges.
+"""Declaring a node's parameters from its table of ``Setting`` values (``core.settings``).
 
-The tables are plain data so the README reference and the config checks read
+The tables are plain data, so the README reference and the config checks read
 them without starting a node.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.settings import Setting
 from rcl_interfaces.msg import (
-    FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult,
-)
+    FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult)
 from rclpy.exceptions import ParameterException
 from rclpy.node import Node
 
 
-@dataclass(frozen=True)
-class ParamSpec:
-    """One parameter: name, default (its type is the parameter's), description, range."""
+def descriptor(setting: Setting) -> ParameterDescriptor:
+    """Return the ParameterDescriptor rclpy enforces on declare and on set."""
+    result = ParameterDescriptor(description=setting.description, read_only=setting.read_only)
+    if setting.choices:
+        result.additional_constraints = 'one of: ' + ', '.join(setting.choices)
+    if setting.low is not None and not setting.is_array and setting.value_type is float:
+        result.floating_point_range = [FloatingPointRange(
+            from_value=float(setting.low), to_value=float(setting.high), step=0.0)]
+    elif setting.low is not None and not setting.is_array and setting.value_type is int:
+        result.integer_range = [IntegerRange(
+            from_value=int(setting.low), to_value=int(setting.high), step=1)]
+    return result
 
-    name: str
-    default: Any
-    description: str
-    low: float | None = None
-    high: float | None = None
-    choices: tuple[str, ...] = ()
-    read_only: bool = False
 
-    @property
-    def type_name(self) -> str:
-        """Return the ROS parameter type, for documentation."""
-        kinds = {bool: 'bool', int: 'integer', float: 'double', str: 'string'}
-        if isinstance(self.default, (list, tuple)):
-            return kinds[type(self.default[0])] + '_array'
-        return kinds[type(self.default)]
+def check(setting: Setting, value: Any) -> None:
+    """Refuse a value outside the choices, or an array element outside the range.
 
-    def descriptor(self) -> ParameterDescriptor:
-        """Return the ParameterDescriptor rclpy enforces on declare and on set."""
-        descriptor = ParameterDescriptor(
-            description=self.description, read_only=self.read_only)
-        if self.choices:
-            descriptor.additional_constraints = 'one of: ' + ', '.join(self.choices)
-        if self.low is not None and isinstance(self.default, float):
-            descriptor.floating_point_range = [FloatingPointRange(
-                from_value=float(self.low), to_value=float(self.high), step=0.0)]
-        elif self.low is not None and isinstance(self.default, int) \
-                and not isinstance(self.default, bool):
-            descriptor.integer_range = [IntegerRange(
-                from_value=int(self.low), to_value=int(self.high), step=1)]
-        return descriptor
-
-    def check(self, value: Any) -> None:
-        """Refuse a value outside the choices (rclpy checks numeric ranges itself)."""
-        if self.choices and value not in self.choices:
+    rclpy checks the type, and the range of a scalar, itself.
+    """
+    for item in value if setting.is_array else [value]:
+        if setting.choices and item not in setting.choices:
             raise ConfigError(
-                f'{self.name} {value!r} is not one of {", ".join(self.choices)}')
+                f'{setting.name} {item!r} is not one of {", ".join(setting.choices)}')
+        if setting.is_array and setting.low is not None and \
+                not setting.low <= item <= setting.high:
+            raise ConfigError(
+                f'{setting.name} {item!r} is outside [{setting.low}, {setting.high}]')
 
 
 COMMON = (
-    ParamSpec('qos.best_effort', False,
-              'Publish and subscribe sensor streams best effort instead of reliable.',
-              read_only=True),
-    ParamSpec('qos.depth', 10, 'History depth of sensor streams.', 1, 1000, read_only=True),
+    Setting('qos.best_effort', False,
+            'Publish and subscribe sensor streams best effort instead of reliable.',
+            read_only=True),
+    Setting('qos.depth', 10, 'History depth of sensor streams.', 1, 1000, read_only=True),
 )
 
 
-def declare(node: Node, specs: Sequence[ParamSpec]) -> dict[str, Any]:
+def declare(node: Node, specs: Sequence[Setting]) -> dict[str, Any]:
     """Declare ``specs`` on ``node`` and return their values, checked.
 
     Raises:
@@ -76,18 +62,18 @@ def declare(node: Node, specs: Sequence[ParamSpec]) -> dict[str, Any]:
     values = {}
     for spec in specs:
         try:
-            value = node.declare_parameter(spec.name, spec.default, spec.descriptor()).value
+            value = node.declare_parameter(spec.name, spec.default, descriptor(spec)).value
         except ParameterException as error:  # a wrong type or out of range, from an override
             raise ConfigError(f'parameter {spec.name}: {error}') from None
         if value is None:  # e.g. "[]" in YAML, which carries no type
             raise ConfigError(f'parameter {spec.name} has no value; give a {spec.type_name} '
                               f'such as {spec.default!r}')
-        spec.check(value)
+        check(spec, value)
         values[spec.name] = list(value) if isinstance(value, (list, tuple)) else value
     return values
 
 
-def choice_checker(specs: Sequence[ParamSpec]):
+def choice_checker(specs: Sequence[Setting]):
     """Return an on-set callback that refuses invalid choices with the reason."""
     by_name = {spec.name: spec for spec in specs}
 
@@ -97,7 +83,7 @@ def choice_checker(specs: Sequence[ParamSpec]):
             if spec is None:
                 continue
             try:
-                spec.check(parameter.value)
+                check(spec, parameter.value)
             except ConfigError as error:
                 return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)

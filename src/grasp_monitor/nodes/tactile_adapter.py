@@ -7,32 +7,33 @@ import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.taxel_grid import TaxelLayout
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
-from grasp_monitor.nodes.params import choice_checker, COMMON, declare, ParamSpec
+from grasp_monitor.nodes.params import choice_checker, COMMON, declare
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import Float32MultiArray
 
 PARAMETERS = COMMON + (
-    ParamSpec('pad', 'finger_left', 'Pad name: the cloud is published on tactile/<pad>.',
-              read_only=True),
-    ParamSpec('frame_id', '', 'Frame of the cloud ("" = the pad name).', read_only=True),
-    ParamSpec('input_topic', 'taxels', "Driver's std_msgs/Float32MultiArray of taxel values.",
-              read_only=True),
-    ParamSpec('layout', 'grid', 'Taxel positions from grid.* or from positions.',
-              choices=('grid', 'positions'), read_only=True),
-    ParamSpec('grid.rows', 4, 'Grid rows (along the pad y axis).', 1, 100000, read_only=True),
-    ParamSpec('grid.cols', 4, 'Grid columns (along the pad x axis); values are row-major.',
-              1, 100000, read_only=True),
-    ParamSpec('grid.pitch_m', 0.004, 'Grid spacing, m.', 1e-6, 1.0, read_only=True),
-    ParamSpec('positions', [0.0, 0.0, 0.0], 'layout "positions": x y z of each taxel in the '
-              'pad frame, flat, m.', read_only=True),
-    ParamSpec('values_per_taxel', 1, '1: normal force along the pad +z (published as fz); '
-              '3: fx fy fz in the pad frame.', 1, 3, read_only=True),
-    ParamSpec('scale', 1.0, 'Newtons per driver unit.', 1e-12, 1e12, read_only=True),
+    Setting('pad', 'finger_left', 'Pad name: the cloud is published on tactile/<pad>.',
+            read_only=True),
+    Setting('frame_id', '', 'Frame of the cloud ("" = the pad name).', read_only=True),
+    Setting('input_topic', 'taxels', "Driver's std_msgs/Float32MultiArray of taxel values.",
+            read_only=True),
+    Setting('layout', 'grid', 'Taxel positions from grid.* or from positions.',
+            choices=('grid', 'positions'), read_only=True),
+    Setting('grid.rows', 4, 'Grid rows (along the pad y axis).', 1, 100000, read_only=True),
+    Setting('grid.cols', 4, 'Grid columns (along the pad x axis); values are row-major.',
+            1, 100000, read_only=True),
+    Setting('grid.pitch_m', 0.004, 'Grid spacing, m.', 1e-6, 1.0, read_only=True),
+    Setting('positions', [0.0, 0.0, 0.0], 'layout "positions": x y z of each taxel in the '
+            'pad frame, flat, m.', read_only=True),
+    Setting('values_per_taxel', 1, '1: normal force along the pad +z (published as fz); '
+            '3: fx fy fz in the pad frame.', 1, 3, read_only=True),
+    Setting('scale', 1.0, 'Newtons per driver unit.', 1e-12, 1e12, read_only=True),
 )
 
 INTERFACES = (
