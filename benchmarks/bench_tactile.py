@@ -24,8 +24,8 @@ import math
 import platform
 import time
 
-from grasp_monitor.core.sensor_layout import pad_layout
 from grasp_monitor.core.tactile import TactileConfig, TactilePad
+from grasp_monitor.core.tactile.sensor_layout import pad_layout
 from grasp_monitor.sim.contacts import extract_contacts, geom_shapes
 import mujoco
 import numpy as np

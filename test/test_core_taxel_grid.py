@@ -3,7 +3,7 @@
 import math
 
 from grasp_monitor.core.errors import CommandError, ConfigError
-from grasp_monitor.core.taxel_grid import grid_positions, TaxelLayout
+from grasp_monitor.core.tactile.taxel_grid import grid_positions, TaxelLayout
 import numpy as np
 import pytest
 

@@ -46,7 +46,7 @@ PARAMETER_TYPES = (bool, int, float, str)
 #: Entry-point group third-party packages register under.
 ENTRY_POINT_GROUP = 'grasp_monitor.plugins'
 #: Modules that register the built-in types when imported.
-BUILTIN_MODULES = ('grasp_monitor.core.tactile', 'grasp_monitor.sim.sensors')
+BUILTIN_MODULES = ('grasp_monitor.core.tactile.plugin', 'grasp_monitor.sim.sensors')
 #: Key of a configuration mapping that names the type.
 TYPE_KEY = 'type'
 

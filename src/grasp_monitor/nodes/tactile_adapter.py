@@ -8,7 +8,7 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.settings import Setting
-from grasp_monitor.core.taxel_grid import TaxelLayout
+from grasp_monitor.core.tactile.taxel_grid import TaxelLayout
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes

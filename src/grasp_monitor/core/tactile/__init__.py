@@ -1,0 +1,75 @@
+"""Tactile arrays: contact forces distributed over a pad's taxels (mimoTouch).
+
+Touch functions (values per taxel):
+    ``normal``: the normal force magnitude, N (1 value, >= 0).
+    ``normal_force``: the normal force as a vector in the pad body frame, N (3).
+    ``force_vector``: the full force in the pad body frame, N (3).
+    ``force_vector_global``: the full force in the world frame, N (3).
+
+Response functions:
+    ``nearest``: everything to the taxel nearest the contact point.
+    ``spread_linear``: to every taxel closer than 2 x resolution, weight
+    falling linearly to zero at that distance, normalised so each contact's
+    total equals its force; a contact with no taxel in that range goes to
+    its nearest taxel (where this differs from mimoTouch: docs/deviations.md).
+
+``config``: the choices; ``pad``: one pad (``compute``, one sample);
+``group``: several pads over blocks of samples (``blocks`` does the work, with
+``candidate_grid`` and ``scatter``); ``sensor_layout``: taxels over a pad's geoms;
+``taxel_grid``: a hardware driver's taxel layout; ``plugin``: the
+``tactile_array`` sensor plugin.
+
+Names are imported on first use, so a light module (a driver's ``taxel_grid``)
+does not load scipy with the pads.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grasp_monitor.core.tactile.config import (
+        RESPONSE_FUNCTIONS, SPREAD_RADIUS_RESOLUTIONS, TactileConfig, TOUCH_FUNCTIONS)
+    from grasp_monitor.core.tactile.group import PadGroup
+    from grasp_monitor.core.tactile.pad import TactilePad
+    from grasp_monitor.core.tactile.plugin import make_tactile_array, TACTILE_PARAMETERS
+    from grasp_monitor.core.tactile.scatter import SPARSE_SCATTER_TERMS
+    from grasp_monitor.core.tactile.sensor_layout import (
+        body_mesh, LAYOUT_MODES, pad_layout, PadLayout, SURFACE_KINDS, surface_points)
+    from grasp_monitor.core.tactile.taxel_grid import grid_positions, TaxelLayout, VALUES_PER_TAXEL
+
+#: Each public name and the module that defines it.
+_MODULES = {
+    'RESPONSE_FUNCTIONS': 'config', 'SPREAD_RADIUS_RESOLUTIONS': 'config',
+    'TactileConfig': 'config', 'TOUCH_FUNCTIONS': 'config',
+    'PadGroup': 'group',
+    'TactilePad': 'pad',
+    'make_tactile_array': 'plugin', 'TACTILE_PARAMETERS': 'plugin',
+    'SPARSE_SCATTER_TERMS': 'scatter',
+    'body_mesh': 'sensor_layout', 'LAYOUT_MODES': 'sensor_layout', 'pad_layout': 'sensor_layout',
+    'PadLayout': 'sensor_layout', 'SURFACE_KINDS': 'sensor_layout',
+    'surface_points': 'sensor_layout',
+    'grid_positions': 'taxel_grid', 'TaxelLayout': 'taxel_grid', 'VALUES_PER_TAXEL': 'taxel_grid',
+}
+
+__all__ = [
+    'body_mesh', 'grid_positions', 'LAYOUT_MODES', 'make_tactile_array', 'pad_layout',
+    'PadGroup', 'PadLayout', 'RESPONSE_FUNCTIONS', 'SPARSE_SCATTER_TERMS',
+    'SPREAD_RADIUS_RESOLUTIONS', 'SURFACE_KINDS', 'surface_points', 'TACTILE_PARAMETERS',
+    'TactileConfig', 'TactilePad', 'TaxelLayout', 'TOUCH_FUNCTIONS', 'VALUES_PER_TAXEL',
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use."""
+    if name not in _MODULES:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    value = getattr(import_module(f'{__name__}.{_MODULES[name]}'), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the public names with the module's own."""
+    return sorted(set(globals()) | set(__all__))

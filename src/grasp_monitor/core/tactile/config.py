@@ -1,0 +1,50 @@
+"""How a pad turns contacts into taxel values: ``TactileConfig`` and its choices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import math
+
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.noise import NoiseConfig
+
+#: Touch functions and the number of values each gives per taxel.
+TOUCH_FUNCTIONS = {'normal': 1, 'normal_force': 3, 'force_vector': 3, 'force_vector_global': 3}
+#: Response functions.
+RESPONSE_FUNCTIONS = ('nearest', 'spread_linear')
+#: ``spread_linear`` reaches this many resolutions from the contact.
+SPREAD_RADIUS_RESOLUTIONS = 2.0
+
+
+@dataclass(frozen=True)
+class TactileConfig:
+    """How a pad turns contacts into taxel values.
+
+    Attributes:
+        touch: one of ``TOUCH_FUNCTIONS``.
+        response: one of ``RESPONSE_FUNCTIONS``.
+        resolution_m: taxel spacing that sets the spread radius
+            (2 x resolution), m; None takes the layout's.
+        noise: noise added to every value, clamped to the touch function's
+            range ([0, inf) for ``normal``, unbounded otherwise).
+    """
+
+    touch: str = 'force_vector'
+    response: str = 'spread_linear'
+    resolution_m: float | None = None
+    noise: NoiseConfig = field(default_factory=NoiseConfig)
+
+    def __post_init__(self) -> None:
+        if self.touch not in TOUCH_FUNCTIONS:
+            raise ConfigError(
+                f'touch function {self.touch!r} is not one of {", ".join(TOUCH_FUNCTIONS)}')
+        if self.response not in RESPONSE_FUNCTIONS:
+            raise ConfigError(f'response function {self.response!r} is not one of '
+                              f'{", ".join(RESPONSE_FUNCTIONS)}')
+        if self.resolution_m is not None and not (
+                math.isfinite(self.resolution_m) and self.resolution_m > 0):
+            raise ConfigError(
+                f"resolution_m must be a finite number > 0 (or None for the layout's), "
+                f'got {self.resolution_m}')
+        if not isinstance(self.noise, NoiseConfig):
+            raise ConfigError(f'noise must be a NoiseConfig, got {type(self.noise).__name__}')
