@@ -44,8 +44,8 @@ def problems(name, spec, value):
     if wrong:
         return [f'{name}: {wrong[0]!r} is not a {kind}']
     found = []
-    if spec.choices and value not in spec.choices:
-        found.append(f'{name}: {value!r} is not one of {spec.choices}')
+    found += [f'{name}: {v!r} is not one of {spec.choices}' for v in values
+              if spec.choices and v not in spec.choices]
     if spec.low is not None and not isinstance(value, list) and not (
             spec.low <= value <= spec.high) and not math.isnan(value):
         found.append(f'{name}: {value!r} is outside [{spec.low}, {spec.high}]')
@@ -123,3 +123,24 @@ def test_rviz_shows_tactile_clouds_markers_and_poses_in_world_from_our_topics():
                    for e, node in published), topic
     clouds = [d for d in displays if d['Class'] == 'rviz_default_plugins/PointCloud2']
     assert all(d['Channel Name'] == 'fz' for d in clouds), 'colour = normal force'
+
+
+def test_node_tables_declare_the_core_settings_once():
+    """A node's parameter for a core setting is that setting: same default, range and text."""
+    from grasp_monitor.core.monitor.settings import MONITOR_SETTINGS
+    from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
+    from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
+    from grasp_monitor.nodes import (
+        grasp_monitor_parameters, moteus_servos, mujoco_sim_parameters,
+        tactile_sensor_parameters)
+    monitor = {spec.name: spec for spec in grasp_monitor_parameters.PARAMETERS}
+    assert all(monitor[setting.name] is setting for setting in MONITOR_SETTINGS)
+    for table in (mujoco_sim_parameters.PARAMETERS, moteus_servos.PARAMETERS):
+        assert COMMAND_TIMEOUT in table
+    tactile = {spec.name: spec for spec in tactile_sensor_parameters.PARAMETERS}
+    for setting in TACTILE_SETTINGS:
+        node = tactile[setting.name]
+        assert (node.default, node.low, node.high) == ([setting.default], setting.low,
+                                                       setting.high)
+        assert node.description.startswith(setting.description)
+        assert set(node.choices) <= set(setting.choices)

@@ -6,8 +6,8 @@ import textwrap
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.noise import NoiseConfig, NoiseModel
-from grasp_monitor.core.plugins import (
-    describe_plugins, ParameterSpec, PluginRegistry, PluginType, REGISTRY)
+from grasp_monitor.core.plugins import describe_plugins, PluginRegistry, PluginType, REGISTRY
+from grasp_monitor.core.settings import Setting
 import numpy as np
 import pytest
 
@@ -78,10 +78,10 @@ def gripper_registry():
     registry = PluginRegistry(group='')
 
     @registry.register('sensor', 'thermometer', (
-        ParameterSpec('rate_hz', float, 100.0, (1.0, 1000.0), 'Sampling rate, Hz.'),
-        ParameterSpec('channels', int, 1, (1, 8), 'Probes read.'),
-        ParameterSpec('units', str, 'celsius', ('celsius', 'kelvin'), 'Output unit.'),
-        ParameterSpec('enabled', bool, True, None, 'Publish at all.'),
+        Setting('rate_hz', 100.0, 'Sampling rate, Hz.', 1.0, 1000.0),
+        Setting('channels', 1, 'Probes read.', 1, 8),
+        Setting('units', 'celsius', 'Output unit.', choices=('celsius', 'kelvin')),
+        Setting('enabled', True, 'Publish at all.'),
     ), description='A temperature probe.')
     def make_thermometer(parameters, offset=0.0):
         return dict(parameters, offset=offset)
@@ -141,17 +141,18 @@ def test_bad_kinds_specs_and_duplicates_are_refused():
     with pytest.raises(ConfigError, match=r"^sensor 'thermometer' is registered already$"):
         registry.register('sensor', 'thermometer')(lambda parameters: None)
     with pytest.raises(ConfigError) as error:
-        ParameterSpec('gain', list, [])
-    assert str(error.value) == ("parameter 'gain' has type <class 'list'>; valid types: bool, "
-                                'int, float, str')
+        Setting('gain', [])
+    assert str(error.value) == ("parameter 'gain' has default []; its type must be one of bool, "
+                                'int, float, str (or a non-empty list of one)')
     with pytest.raises(ConfigError, match=r"^bad default: parameter 'gain' must be in \[0, 1\]"):
-        ParameterSpec('gain', float, 2.0, (0, 1))
-    with pytest.raises(ConfigError, match=r'^parameter name must be an identifier other than'):
-        ParameterSpec('type', str, 'x')
+        Setting('gain', 2.0, '', 0, 1)
+    with pytest.raises(ConfigError, match=r"^parameter 'type' of sensor 'x': a plugin parameter "
+                       r"is a scalar named by an identifier other than 'type'$"):
+        PluginType('sensor', 'x', print, (Setting('type', 'x'),))
     with pytest.raises(ConfigError, match=r"^range of numeric parameter 'gain' must be \(low, "):
-        ParameterSpec('gain', float, 0.0, (1, 0))
+        Setting('gain', 0.0, '', 1, 0)
     with pytest.raises(ConfigError, match=r"^parameter names of sensor 'x' repeat: \['a', 'a'\]"):
-        PluginType('sensor', 'x', print, (ParameterSpec('a', int, 0), ParameterSpec('a', int, 0)))
+        PluginType('sensor', 'x', print, (Setting('a', 0), Setting('a', 0)))
 
 
 def test_describe_lists_every_type_with_its_parameters():
@@ -176,11 +177,12 @@ def test_package_registry_holds_the_tactile_array():
 def test_entry_points_load_lazily_and_a_broken_one_is_reported(tmp_path, monkeypatch):
     group = 'grasp_monitor_test.plugins'
     (tmp_path / 'gm_test_plugins.py').write_text(textwrap.dedent("""\
-        from grasp_monitor.core.plugins import ParameterSpec, PluginType
+        from grasp_monitor.core.plugins import PluginType
+        from grasp_monitor.core.settings import Setting
 
         LOADED = []
         GRIP = PluginType('motor', 'gripper', lambda parameters: ('gripper', parameters),
-                          (ParameterSpec('force_n', float, 10.0, (0.0, 100.0), 'Grip.'),))
+                          (Setting('force_n', 10.0, 'Grip.', 0.0, 100.0),))
 
 
         def register(registry):

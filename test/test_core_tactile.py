@@ -233,7 +233,7 @@ def test_resolution_override_sets_the_spread_radius():
 def test_tactile_array_plugin_builds_a_pad_from_a_configuration():
     shapes = [GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.02, 0.005), (0, 0, 0),
                         (1, 0, 0, 0))]
-    sensor = create_plugin('sensor', {'type': 'tactile_array', 'resolution_m': 0.01,
+    sensor = create_plugin('sensor', {'type': 'tactile_array', 'resolution': 0.01,
                                       'touch': 'normal', 'response': 'nearest'},
                            shapes=shapes)
     assert isinstance(sensor, TactilePad)
@@ -243,7 +243,7 @@ def test_tactile_array_plugin_builds_a_pad_from_a_configuration():
     noisy = create_plugin('sensor', {'type': 'tactile_array', 'noise_type': 'gaussian',
                                      'noise_range': 0.1, 'noise_seed': 3}, shapes=shapes)
     assert noisy.config.noise == NoiseConfig('gaussian', 0.1, 3)
-    assert len(noisy.layout) == 2 * (8 * 8 + 8 * 2 + 2 * 8)  # default resolution 5 mm
+    assert len(noisy.layout) == 2 * (13 * 13 + 13 * 3 + 3 * 13)  # default resolution 3 mm
     # noise_seed -1 (the default) draws fresh entropy rather than sharing seed 0.
     assert sensor.config.noise.seed is None
     with pytest.raises(ConfigError) as error:

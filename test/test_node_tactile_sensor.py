@@ -175,9 +175,9 @@ def test_grasp_forces_match_the_simulator_contacts(ros):
      "parameter 'response' of tactile pad 'finger_left' must be one of nearest, spread_linear, "
      "got 'blur'"),
     ({'resolution': [0.0]},
-     "parameter 'resolution_m' of tactile pad 'finger_left' must be in [0.0001, 1.0], got 0.0"),
+     "parameter 'resolution' of tactile pad 'finger_left' must be in [0.0001, 1.0], got 0.0"),
     ({'resolution': [0.003, -0.002]},
-     "parameter 'resolution_m' of tactile pad 'finger_right' must be in [0.0001, 1.0], "
+     "parameter 'resolution' of tactile pad 'finger_right' must be in [0.0001, 1.0], "
      'got -0.002'),
     ({'bodies': ['thumb']},
      "tactile pad 'finger_left': unknown body 'thumb'; valid bodies: world, table, base, palm, "

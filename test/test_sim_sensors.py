@@ -27,7 +27,7 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
     left, right = pad_specs(['finger_left', 'finger_right'], [''], resolution=[0.004],
                             touch=['normal', 'force_vector'], noise_seed=[-1, 7])
     assert (left.name, left.body, right.body) == ('finger_left', 'finger_left', 'finger_right')
-    assert left.settings == {'resolution_m': 0.004, 'layout': 'primitives', 'touch': 'normal',
+    assert left.settings == {'resolution': 0.004, 'layout': 'primitives', 'touch': 'normal',
                              'response': 'spread_linear', 'noise_type': 'none',
                              'noise_range': 0.0, 'noise_seed': -1}
     assert (right.settings['touch'], right.settings['noise_seed']) == ('force_vector', 7)
@@ -50,7 +50,7 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
     (lambda: PadSpec('a/b'), "pad name must be non-empty, without '/', '~' or spaces, "
      "got 'a/b'"),
     (lambda: PadSpec('a', settings={'spacing': 1.0}),
-     "tactile pad 'a': unknown setting 'spacing'; valid: resolution_m, layout, touch, "
+     "tactile pad 'a': unknown setting 'spacing'; valid: resolution, layout, touch, "
      'response, noise_type, noise_range, noise_seed'),
 ])
 def test_bad_pad_settings_say_what_is_valid(call, message):
@@ -152,7 +152,7 @@ def test_joint_state_plugin_adds_noise_and_clamps_to_the_joint_range(sim):
 
 def test_servo_plugin_is_the_moteus_law_with_a_watchdog():
     bank = create_plugin('motor', {'type': 'servo', 'kp': 50.0, 'kd': 2.0,
-                                   'maximum_torque': 3.0, 'command_timeout_s': 0.1},
+                                   'maximum_torque': 3.0, 'command_timeout': 0.1},
                          joints=('a', 'b'))
     assert isinstance(bank, ServoBank)
     bank.set_command(ServoCommand([0.1, math.nan], [0.0, 1.0], [0.5, 0.0], [1.0, 1.0],
@@ -170,6 +170,6 @@ def test_plugins_command_lists_every_built_in_type(capsys):
     heads = [line.split(':')[0] for line in text.splitlines() if not line.startswith(' ')]
     assert heads == ['motor servo', 'sensor joint_state', 'sensor tactile_array']
     assert "  noise_type: str = 'none', one of none, gaussian, uniform. Noise added to every " \
-           'value.' in text
-    assert '  command_timeout_s: float = 0.25, in [0.0, 3600.0]. Watchdog: no command for ' \
-           'this long stops the torque, s; 0 disables it.' in text
+           'output value.' in text
+    assert '  command_timeout: float = 0.25, in [0.0, 60.0]. Servo watchdog: no command for ' \
+           'this long stops the servos, s; 0 disables it.' in text

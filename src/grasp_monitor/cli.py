@@ -9,6 +9,8 @@ import sys
 from typing import Any, Sequence
 
 from grasp_monitor.core.errors import ConfigError, GraspMonitorError
+from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
+from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
 from grasp_monitor.sim.scene import CONES, INTEGRATORS, SOLVERS
 from grasp_monitor.sim.scenes import DEFAULT_SCENARIO, SCENARIOS
 
@@ -146,7 +148,7 @@ def _cmd_tactile_plot(args: argparse.Namespace) -> int:
     from grasp_monitor.sim.tactile_plot import tactile_plots
     snapshot, written = tactile_plots(
         args.output_dir, args.scenario, args.pad, args.resolution, args.touch, args.response,
-        args.duration, args.dwell)
+        args.duration, **({} if args.dwell is None else {'dwell_s': args.dwell}))
     print(f'grasp at t = {snapshot.reading.time_s:.3f} s in {snapshot.scenario}')
     for path in written:
         print(path)
@@ -249,14 +251,18 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument('--scenario', default=DEFAULT_SCENARIO, choices=SCENARIOS)
     plot.add_argument('--pad', action='append', default=[],
                       help="pad body to draw, repeatable (default: the scene's pads)")
-    plot.add_argument('--resolution', type=float, default=0.003, help='taxel spacing, m')
-    plot.add_argument('--touch', default='force_vector',
-                      choices=('normal', 'normal_force', 'force_vector'))
-    plot.add_argument('--response', default='spread_linear', choices=('nearest', 'spread_linear'))
+    pad = {setting.name: setting for setting in TACTILE_SETTINGS}
+    plot.add_argument('--resolution', type=float, default=pad['resolution'].default,
+                      help=pad['resolution'].description)
+    plot.add_argument('--touch', default=pad['touch'].default,
+                      choices=PAD_FRAME_TOUCH_FUNCTIONS)
+    plot.add_argument('--response', default=pad['response'].default,
+                      choices=pad['response'].choices)
     plot.add_argument('--duration', type=float, default=5.0,
                       help='simulated seconds to wait for the grasp')
-    plot.add_argument('--dwell', type=float, default=0.2,
-                      help='grasp when the object stayed still this long in two bodies, s')
+    plot.add_argument('--dwell', type=float,
+                      help='grasp when the object stayed still this long in two bodies, s '
+                      '(default: long enough for the contacts to settle)')
     plot.add_argument('--output-dir', default='results/tactile', help='where the PNGs go')
     plot.set_defaults(handler=_cmd_tactile_plot)
     return parser

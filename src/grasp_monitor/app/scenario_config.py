@@ -162,7 +162,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     from grasp_monitor.sim.scenario_run import OfflineSetup
     from grasp_monitor.sim.offline_pipeline import PipelineConfig
     from grasp_monitor.sim.scenes import build_scene
-    from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs
+    from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
+    from grasp_monitor.sim.sensors import pad_specs
 
     sim = config.node('mujoco_sim')
     settings = scene_settings(sim) | dict(settings or {})

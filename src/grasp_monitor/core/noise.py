@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import math
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.plugins import ParameterSpec
+from grasp_monitor.core.settings import Setting
 import numpy as np
 import numpy.typing as npt
 
@@ -19,14 +19,15 @@ import numpy.typing as npt
 NOISE_TYPES = ('none', 'gaussian', 'uniform')
 _MAX_SEED = 2 ** 63 - 1
 
-#: Parameters any sensor plugin can declare to take noise from its configuration.
-NOISE_PARAMETERS = (
-    ParameterSpec('noise_type', str, 'none', NOISE_TYPES,
-                  'Noise added to every output value.'),
-    ParameterSpec('noise_range', float, 0.0, (0.0, math.inf),
-                  'Gaussian standard deviation or uniform half-width, in output units.'),
-    ParameterSpec('noise_seed', int, -1, (-1, _MAX_SEED),
-                  'Seed of the noise generator for repeatable runs; -1 draws a fresh one.'),
+#: Settings any sensor plugin can take to add noise to its outputs.
+NOISE_SETTINGS = (
+    Setting('noise_type', 'none', 'Noise added to every output value.', choices=NOISE_TYPES),
+    Setting('noise_range', 0.0,
+            'Gaussian standard deviation or uniform half-width, in output units.',
+            0.0, math.inf),
+    Setting('noise_seed', -1,
+            'Seed of the noise generator for repeatable runs; -1 draws a fresh one.',
+            -1, _MAX_SEED),
 )
 
 
@@ -62,7 +63,7 @@ class NoiseConfig:
 
     @staticmethod
     def from_parameters(parameters: dict) -> 'NoiseConfig':
-        """Build from the values of ``NOISE_PARAMETERS`` (checked plugin parameters)."""
+        """Build from the values of ``NOISE_SETTINGS`` (checked plugin parameters)."""
         seed = parameters['noise_seed']
         return NoiseConfig(parameters['noise_type'], parameters['noise_range'],
                            None if seed < 0 else seed)

@@ -1,8 +1,8 @@
 """Sensors and motors as plugins registered by type name (FARSA's scheme).
 
 A type registers under a kind (``'sensor'`` or ``'motor'``) and a name, with
-the parameters it takes described by ``ParameterSpec`` values (name, value
-type, default, range, description). A configuration mapping ``{'type': name,
+the parameters it takes described by ``Setting`` values (``core.settings``: name,
+default, range or choices, description). A configuration mapping ``{'type': name,
 parameter: value, ...}`` then creates an instance; every value is checked against its
 spec first, so a typo or an out-of-range value fails at construction with
 the valid choices listed.
@@ -10,7 +10,7 @@ the valid choices listed.
 Registering is one decorator on the factory::
 
     @register_plugin('sensor', 'thermometer', parameters=(
-        ParameterSpec('rate_hz', float, 100.0, (1.0, 1000.0), 'Sampling rate, Hz.'),),
+        Setting('rate_hz', 100.0, 'Sampling rate, Hz.', 1.0, 1000.0),),
         description='A temperature probe.')
     def make_thermometer(parameters, **context):
         return Thermometer(parameters['rate_hz'])
@@ -31,18 +31,15 @@ from importlib import import_module
 from importlib.metadata import entry_points
 import inspect
 import logging
-import math
-import numbers
 from typing import Any, Callable, Iterable, Mapping
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.settings import Setting
 
 _log = logging.getLogger(__name__)
 
 #: Kinds of plugin.
 PLUGIN_KINDS = ('sensor', 'motor')
-#: Types a parameter may have (those a ROS parameter can hold as a scalar).
-PARAMETER_TYPES = (bool, int, float, str)
 #: Entry-point group third-party packages register under.
 ENTRY_POINT_GROUP = 'grasp_monitor.plugins'
 #: Modules that register the built-in types when imported.
@@ -55,111 +52,6 @@ Factory = Callable[..., Any]
 
 def _type_name(value: object) -> str:
     return type(value).__name__
-
-
-@dataclass(frozen=True)
-class ParameterSpec:
-    """One parameter of a plugin type.
-
-    Attributes:
-        name: parameter name (a Python identifier, not ``'type'``).
-        value_type: one of ``bool``, ``int``, ``float``, ``str``.
-        default: value used when a configuration omits it; must pass the checks.
-        value_range: for ``int``/``float`` an inclusive ``(low, high)`` (use ±inf for
-            an open end); for ``str`` the tuple of allowed values; None for no limit.
-        description: one line saying what it does, with its unit.
-    """
-
-    name: str
-    value_type: type
-    default: Any
-    value_range: tuple | None = None
-    description: str = ''
-
-    def __post_init__(self) -> None:
-        if not (isinstance(self.name, str) and self.name.isidentifier()) or \
-                self.name == TYPE_KEY:
-            raise ConfigError(
-                f'parameter name must be an identifier other than {TYPE_KEY!r}, '
-                f'got {self.name!r}')
-        if self.value_type not in PARAMETER_TYPES:
-            valid = ', '.join(t.__name__ for t in PARAMETER_TYPES)
-            raise ConfigError(
-                f'parameter {self.name!r} has type {self.value_type!r}; valid types: {valid}')
-        if self.value_range is not None:
-            limits = tuple(self.value_range)
-            if self.value_type in (int, float):
-                if len(limits) != 2 or not all(
-                        isinstance(v, numbers.Real) and not isinstance(v, bool)
-                        and not math.isnan(v) for v in limits) or limits[0] > limits[1]:
-                    raise ConfigError(
-                        f'range of numeric parameter {self.name!r} must be (low, high) '
-                        f'with low <= high, got {self.value_range!r}')
-            elif self.value_type is str:
-                if not limits or not all(isinstance(v, str) for v in limits):
-                    raise ConfigError(
-                        f'range of str parameter {self.name!r} must be a non-empty tuple of '
-                        f'allowed strings, got {self.value_range!r}')
-            else:
-                raise ConfigError(f'bool parameter {self.name!r} takes no range')
-            object.__setattr__(self, 'range', limits)
-        try:
-            default = self.check(self.default)
-        except ConfigError as error:
-            raise ConfigError(f'bad default: {error}') from None
-        object.__setattr__(self, 'default', default)
-
-    def check(self, value: Any, owner: str = '') -> Any:
-        """Return ``value`` converted to this parameter's type, if it is valid.
-
-        ``int`` values are accepted for a ``float`` parameter; ``bool`` is
-        never taken for a number.
-
-        Args:
-            value: the configured value.
-            owner: what to name in an error, e.g. ``"sensor 'tactile_array'"``.
-
-        Raises:
-            ConfigError: wrong type or out of range, saying what is valid.
-        """
-        where = f'parameter {self.name!r}' + (f' of {owner}' if owner else '')
-        is_bool = isinstance(value, bool) or _type_name(value) == 'bool_'
-        if self.value_type is bool:
-            if not is_bool:
-                raise ConfigError(f'{where} must be a bool, got {_type_name(value)} {value!r}')
-            return bool(value)
-        if self.value_type is str:
-            if not isinstance(value, str):
-                raise ConfigError(f'{where} must be a str, got {_type_name(value)} {value!r}')
-            if self.value_range is not None and value not in self.value_range:
-                raise ConfigError(
-                    f'{where} must be one of {", ".join(self.value_range)}, got {value!r}')
-            return value
-        if self.value_type is int:
-            ok = isinstance(value, numbers.Integral) and not is_bool
-        else:
-            ok = isinstance(value, numbers.Real) and not is_bool
-        if not ok:
-            raise ConfigError(
-                f'{where} must be {"an int" if self.value_type is int else "a float"}, '
-                f'got {_type_name(value)} {value!r}')
-        value = self.value_type(value)
-        if math.isnan(value):
-            raise ConfigError(f'{where} must be a number, got nan')
-        if self.value_range is not None:
-            low, high = self.value_range
-            if not low <= value <= high:
-                raise ConfigError(f'{where} must be in [{low}, {high}], got {value!r}')
-        return value
-
-    def describe(self) -> str:
-        """Return one line: name, type, default, range and description."""
-        text = f'{self.name}: {self.value_type.__name__} = {self.default!r}'
-        if self.value_range is not None and self.value_type is str:
-            text += f', one of {", ".join(self.value_range)}'
-        elif self.value_range is not None:
-            text += f', in [{self.value_range[0]}, {self.value_range[1]}]'
-        return text + (f'. {self.description}' if self.description else '')
 
 
 @dataclass(frozen=True)
@@ -177,7 +69,7 @@ class PluginType:
     kind: str
     name: str
     factory: Factory
-    parameters: tuple[ParameterSpec, ...] = ()
+    parameters: tuple[Setting, ...] = ()
     description: str = ''
 
     def __post_init__(self) -> None:
@@ -189,8 +81,14 @@ class PluginType:
         if not callable(self.factory):
             raise ConfigError(f'factory of {self.kind} {self.name!r} is not callable')
         parameters = tuple(self.parameters)
-        if not all(isinstance(p, ParameterSpec) for p in parameters):
-            raise ConfigError(f'parameters of {self.kind} {self.name!r} must be ParameterSpec')
+        if not all(isinstance(p, Setting) for p in parameters):
+            raise ConfigError(f'parameters of {self.kind} {self.name!r} must be Setting')
+        for parameter in parameters:
+            if not parameter.name.isidentifier() or parameter.name == TYPE_KEY or \
+                    parameter.is_array:
+                raise ConfigError(
+                    f'parameter {parameter.name!r} of {self.kind} {self.name!r}: a plugin '
+                    f'parameter is a scalar named by an identifier other than {TYPE_KEY!r}')
         names = [p.name for p in parameters]
         if len(set(names)) != len(names):
             raise ConfigError(f'parameter names of {self.kind} {self.name!r} repeat: {names}')
@@ -251,7 +149,7 @@ class PluginRegistry:
         self._types[key] = plugin
         return plugin
 
-    def register(self, kind: str, name: str, parameters: Iterable[ParameterSpec] = (),
+    def register(self, kind: str, name: str, parameters: Iterable[Setting] = (),
                  description: str = '') -> Callable[[Factory], Factory]:
         """Return a decorator registering its factory as a type; the factory is unchanged."""
         def decorate(factory: Factory) -> Factory:
@@ -344,7 +242,7 @@ class PluginRegistry:
 REGISTRY = PluginRegistry(ENTRY_POINT_GROUP, BUILTIN_MODULES)
 
 
-def register_plugin(kind: str, name: str, parameters: Iterable[ParameterSpec] = (),
+def register_plugin(kind: str, name: str, parameters: Iterable[Setting] = (),
                     description: str = '') -> Callable[[Factory], Factory]:
     """Return a decorator registering a factory on the package registry.
 

@@ -13,6 +13,7 @@ import math
 from typing import Mapping
 
 from grasp_monitor.core.errors import CommandError, ConfigError
+from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
 import numpy as np
 import numpy.typing as npt
 
@@ -64,7 +65,7 @@ class ServoConfig:
     kp: np.ndarray
     kd: np.ndarray
     maximum_torque: np.ndarray = COMMAND_DEFAULTS['maximum_torque']  # type: ignore[assignment]
-    command_timeout_s: float = 0.25
+    command_timeout_s: float = COMMAND_TIMEOUT.default
     ambient_temperature_c: float = 25.0
     thermal_resistance_k_per_w: float = 2.0
     thermal_time_constant_s: float = 60.0

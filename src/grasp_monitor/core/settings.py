@@ -155,11 +155,12 @@ class Setting:
             text += f', in [{self.low}, {self.high}]'
         return text + (f'. {self.description}' if self.description else '')
 
-    def per_item(self, description: str) -> Setting:
+    def per_item(self, description: str, read_only: bool = True) -> Setting:
         """Return this setting as an array of one value per item (or one for all).
 
         Args:
             description: what the items are, appended to the description.
+            read_only: whether the array is read-only.
         """
         return Setting(self.name, [self.default], f'{self.description} {description}',
-                       self.low, self.high, self.choices, self.read_only)
+                       self.low, self.high, self.choices, read_only)

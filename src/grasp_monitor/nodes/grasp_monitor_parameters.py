@@ -2,7 +2,8 @@
 
 from typing import Any, Mapping
 
-from grasp_monitor.core.monitor import EVENT_ORDER, MonitorConfig
+from grasp_monitor.core.monitor import MonitorConfig
+from grasp_monitor.core.monitor.settings import config_fields, MONITOR_SETTINGS
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 
@@ -18,7 +19,6 @@ PARAMETERS = COMMON + (
             read_only=True),
     Setting('finger_joints', ['finger_left', 'finger_right'],
             'Joints whose speeds show a still grasp without ground truth.', read_only=True),
-    Setting('events', list(EVENT_ORDER), 'Events to run.', read_only=True),
     Setting('rate', 100.0, 'Samples at the input stamps k / rate, Hz.', 1.0, 2000.0,
             read_only=True),
     Setting('contact_force', 1e-3, 'A pad touches at this force, N: of one contact with '
@@ -26,31 +26,15 @@ PARAMETERS = COMMON + (
             read_only=True),
     Setting('max_sample_age', 0.1, 'A sample of older input, or that the clock passed by '
             'this before every input came, is stale, s.', 1e-3, 60.0, read_only=True),
-    Setting('grasp_dwell', 0.0, 'Still time for a grasp, s (0 = 10 sample periods).',
-            0.0, 60.0, read_only=True),
-    Setting('still_speed', 0.01, 'Object still below this speed, m/s.', 0.0, 10.0,
-            read_only=True),
-    Setting('finger_still_speed', 0.01, 'Fingers still below this speed (no ground truth).',
-            0.0, 10.0, read_only=True),
-    Setting('grasp_limit', 5.0, 'No grasp by then stops the trial, s.', 1e-3, 3600.0,
-            read_only=True),
-    Setting('contact_timeout', 2.0, 'No contact by then stops the trial, s.', 1e-3, 3600.0,
-            read_only=True),
-    Setting('slip_out', 1.0, 'Contact lost this long stops the trial, s.', 1e-3, 3600.0,
-            read_only=True),
     Setting('base_frame', '', "Frame on /tf the pads' distances are measured from, for "
             "flying_apart (each pad's frame is named as the pad; the simulator's: "
             'base); "" = none: no /tf, flying_apart never fires (hardware).',
             read_only=True),
-    Setting('max_distance', 2.0, 'A pad farther than this from base_frame stops the trial '
-            '(flying_apart), m.', 1e-3, 1e3, read_only=True),
-    Setting('force_test_time', 5.0, 'External force test duration after the grasp, s.',
-            1e-3, 3600.0, read_only=True),
     Setting('simulator', 'mujoco_sim', 'Node offering ~/external_force/start and stop '
             '("" = none, as on hardware).', read_only=True),
     Setting('event_log', 'grasp_monitor_events.jsonl', 'JSON-lines log of every event.',
             read_only=True),
-)
+) + MONITOR_SETTINGS
 
 
 def monitor_config(p: Mapping[str, Any], auto_start: bool = False) -> MonitorConfig:
@@ -61,11 +45,5 @@ def monitor_config(p: Mapping[str, Any], auto_start: bool = False) -> MonitorCon
         auto_start: open a trial on the first sample (offline) instead of on
             the start service (the node).
     """
-    return MonitorConfig(
-        sensor_period_s=1.0 / p['rate'], grasp_dwell_s=p['grasp_dwell'] or None,
-        object_still_speed_m_per_s=p['still_speed'],
-        finger_still_speed=p['finger_still_speed'], grasp_limit_s=p['grasp_limit'],
-        contact_timeout_s=p['contact_timeout'], slip_out_s=p['slip_out'],
-        max_distance_m=p['max_distance'],
-        force_test_s=p['force_test_time'], robot_bodies=tuple(p['pads']),
-        auto_start=auto_start, events=tuple(p['events']))
+    return MonitorConfig(sensor_period_s=1.0 / p['rate'], robot_bodies=tuple(p['pads']),
+                         auto_start=auto_start, **config_fields(p))

@@ -10,6 +10,7 @@ import time
 from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
@@ -39,8 +40,7 @@ PARAMETERS = COMMON + (
             0.0, 1.0, read_only=True),
     Setting('missed_cycles_to_fault', 5, 'Cycles without a reply that fault a controller.',
             1, 100000, read_only=True),
-    Setting('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
-            read_only=True),
+    COMMAND_TIMEOUT,
     Setting('position_min', [-math.inf], 'Lowest position target of each joint (or one '
             'for all), rad; targets are clamped.', read_only=True),
     Setting('position_max', [math.inf], 'Highest position target of each joint (or one '

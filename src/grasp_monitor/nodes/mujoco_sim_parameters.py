@@ -3,6 +3,7 @@
 from typing import Any, Mapping
 
 from grasp_monitor.core.force_test import ExternalForceTest
+from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 from grasp_monitor.sim.scene import CONES, SOLVERS
@@ -62,8 +63,7 @@ PARAMETERS = COMMON + (
             'false): a trial of a set length ends on the same tick however busy the '
             'machine.', 0.0, 1e6,
             read_only=True),
-    Setting('command_timeout', 0.25, 'Servo watchdog, s; 0 disables it.', 0.0, 60.0,
-            read_only=True),
+    COMMAND_TIMEOUT,
     Setting('lockstep', True, 'Step a tick only once its inputs are in: the hosted '
             "controller's command, and the servo_commands of a peer that stamps each with "
             'the /clock it answers; false: free-running, as hardware runs.',

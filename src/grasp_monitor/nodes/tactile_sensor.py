@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.common import sensor_qos
 from grasp_monitor.nodes.interfaces import publishes
@@ -12,7 +13,7 @@ from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import SimRunner
-from grasp_monitor.sim.sensors import PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, SimTactileArrays
+from grasp_monitor.sim.sensors import pad_specs, SimTactileArrays
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from visualization_msgs.msg import MarkerArray

@@ -20,6 +20,7 @@ from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.servo_backend import ServoBackend
+from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
 import mujoco
@@ -70,7 +71,7 @@ class Simulator(ServoBackend):
             (default: the scene's own drive, if any).
     """
 
-    def __init__(self, scene: Scene, command_timeout_s: float = 0.25,
+    def __init__(self, scene: Scene, command_timeout_s: float = COMMAND_TIMEOUT.default,
                  drive: Drive | None = None) -> None:
         self.scene = scene
         self.drive = drive if drive is not None else scene.drive

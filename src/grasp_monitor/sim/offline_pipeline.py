@@ -44,22 +44,19 @@ import time
 from typing import Any, Sequence
 
 from grasp_monitor.core.criteria import CriteriaReport
-from grasp_monitor.core.energy import (
-    compile_block_scoring, EnergyTracker, EnergyTrackerConfig)
+from grasp_monitor.core.energy import compile_block_scoring, EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.core.monitor import (
-    Command, EventRecord, GraspMonitor, GraspSample, MonitorConfig,
-)
+    Command, EventRecord, GraspMonitor, GraspSample, MonitorConfig)
 from grasp_monitor.core.tactile import PadGroup
+from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.core.values import BodyState
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.frame_sensors import split_frame_sensors, with_frame_sensors
 from grasp_monitor.sim.scene import Drive, Scene
-from grasp_monitor.sim.sensors import (
-    PAD_FRAME_TOUCH_FUNCTIONS, pad_specs, PadSpec, SimTactileArrays,
-)
+from grasp_monitor.sim.sensors import pad_specs, PadSpec, SimTactileArrays
 import mujoco
 import numpy as np
 

@@ -23,25 +23,18 @@ import math
 from typing import Any, Mapping, Sequence
 
 from grasp_monitor.core.errors import ConfigError, GraspMonitorError
-from grasp_monitor.core.noise import NOISE_TYPES, NoiseConfig, NoiseModel
-from grasp_monitor.core.plugins import create_plugin, ParameterSpec, register_plugin
+from grasp_monitor.core.noise import NOISE_SETTINGS, NoiseConfig, NoiseModel
+from grasp_monitor.core.plugins import create_plugin, register_plugin
 from grasp_monitor.core.servo import ServoBank, ServoConfig
-from grasp_monitor.core.tactile import TACTILE_PARAMETERS, TactilePad, TOUCH_FUNCTIONS
+from grasp_monitor.core.servo_settings import SERVO_SETTINGS
+from grasp_monitor.core.settings import Setting
+from grasp_monitor.core.tactile import TactilePad, TOUCH_FUNCTIONS
+from grasp_monitor.core.tactile.settings import BY_NAME as TACTILE_BY_NAME
 from grasp_monitor.core.values import Contacts, JointStates
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.contacts import geom_meshes, geom_shapes
 import mujoco
 import numpy as np
-
-#: Touch functions whose values are in the pad frame (a tactile cloud's frame).
-PAD_FRAME_TOUCH_FUNCTIONS = ('normal', 'normal_force', 'force_vector')
-#: Per-pad settings and the ``tactile_array`` plugin parameter each one sets.
-PER_PAD_SETTINGS = {
-    'resolution': 'resolution_m', 'layout': 'layout', 'touch': 'touch',
-    'response': 'response', 'noise_type': 'noise_type', 'noise_range': 'noise_range',
-    'noise_seed': 'noise_seed',
-}
-_TACTILE_SPECS = {spec.name: spec for spec in TACTILE_PARAMETERS}
 
 
 @dataclass(frozen=True)
@@ -68,13 +61,13 @@ class PadSpec:
                               f'got {self.name!r}')
         object.__setattr__(self, 'body', self.body or self.name)
         settings = dict(self.settings)
-        unknown = sorted(set(settings) - set(_TACTILE_SPECS))
+        unknown = sorted(set(settings) - set(TACTILE_BY_NAME))
         if unknown:
             raise ConfigError(f'tactile pad {self.name!r}: unknown setting {unknown[0]!r}; '
-                              f'valid: {", ".join(_TACTILE_SPECS)}')
+                              f'valid: {", ".join(TACTILE_BY_NAME)}')
         owner = f'tactile pad {self.name!r}'
         checked = {name: spec.check(settings[name], owner) if name in settings
-                   else spec.default for name, spec in _TACTILE_SPECS.items()}
+                   else spec.default for name, spec in TACTILE_BY_NAME.items()}
         object.__setattr__(self, 'settings', checked)
 
     def plugin_config(self) -> dict[str, Any]:
@@ -91,7 +84,7 @@ def pad_specs(pads: Sequence[str], bodies: Sequence[str] = ('',),
         pads: pad names, unique.
         bodies: body of each pad ('' = the body named like the pad).
         touch_functions: the touch functions allowed here.
-        **per_pad: ``PER_PAD_SETTINGS`` keys, each a sequence of one value
+        **per_pad: ``TACTILE_SETTINGS`` by name, each a sequence of one value
             (for every pad) or one value per pad.
 
     Raises:
@@ -101,10 +94,10 @@ def pad_specs(pads: Sequence[str], bodies: Sequence[str] = ('',),
     pads = list(pads)
     if not pads or len(set(pads)) != len(pads):
         raise ConfigError(f'pads must name one or more distinct pads, got {pads}')
-    unknown = sorted(set(per_pad) - set(PER_PAD_SETTINGS))
+    unknown = sorted(set(per_pad) - set(TACTILE_BY_NAME))
     if unknown:
         raise ConfigError(f'unknown per-pad setting {unknown[0]!r}; valid: '
-                          f'{", ".join(PER_PAD_SETTINGS)}')
+                          f'{", ".join(TACTILE_BY_NAME)}')
     columns = {'bodies': list(bodies)} | {key: list(values) for key, values in per_pad.items()}
     for key, values in columns.items():
         if len(values) not in (1, len(pads)):
@@ -115,12 +108,12 @@ def pad_specs(pads: Sequence[str], bodies: Sequence[str] = ('',),
     for index, pad in enumerate(pads):
         row = {key: values[index if len(values) > 1 else 0]
                for key, values in columns.items()}
-        touch = row.get('touch', _TACTILE_SPECS['touch'].default)
+        touch = row.get('touch', TACTILE_BY_NAME['touch'].default)
         if touch not in touch_functions:
             raise ConfigError(f'tactile pad {pad!r}: touch function {touch!r} is not one of '
                               f'{", ".join(touch_functions)}')
         body = row.pop('bodies')
-        specs.append(PadSpec(pad, body, {PER_PAD_SETTINGS[k]: v for k, v in row.items()}))
+        specs.append(PadSpec(pad, body, row))
     return tuple(specs)
 
 
@@ -241,20 +234,19 @@ class JointStateSensor:
         return JointStates(states.names, position, velocity, effort, states.time_s)
 
 
-JOINT_STATE_PARAMETERS = (
-    ParameterSpec('noise_type', str, 'none', NOISE_TYPES, 'Noise added to every value.'),
-    ParameterSpec('position_noise_range', float, 0.0, (0.0, math.inf),
-                  'Gaussian std or uniform half-width of positions, rad or m.'),
-    ParameterSpec('velocity_noise_range', float, 0.0, (0.0, math.inf),
-                  'Same for velocities, rad/s or m/s.'),
-    ParameterSpec('effort_noise_range', float, 0.0, (0.0, math.inf),
-                  'Same for efforts, N*m or N.'),
-    ParameterSpec('noise_seed', int, -1, (-1, 2 ** 63 - 1),
-                  'Seed of the noise for repeatable runs; -1 draws a fresh one.'),
+_NOISE = {setting.name: setting for setting in NOISE_SETTINGS}
+#: Settings of the ``joint_state`` sensor plugin: one noise, a range per quantity.
+JOINT_STATE_SETTINGS = (
+    _NOISE['noise_type'],
+    Setting('position_noise_range', 0.0,
+            'Gaussian std or uniform half-width of positions, rad or m.', 0.0, math.inf),
+    Setting('velocity_noise_range', 0.0, 'Same for velocities, rad/s or m/s.', 0.0, math.inf),
+    Setting('effort_noise_range', 0.0, 'Same for efforts, N*m or N.', 0.0, math.inf),
+    _NOISE['noise_seed'],
 )
 
 
-@register_plugin('sensor', 'joint_state', JOINT_STATE_PARAMETERS,
+@register_plugin('sensor', 'joint_state', JOINT_STATE_SETTINGS,
                  "The simulator's actuated joints: position, velocity, effort, with noise "
                  '(context: sim=Simulator).')
 def make_joint_state_sensor(parameters: Mapping[str, Any], *, sim: Simulator
@@ -269,23 +261,11 @@ def make_joint_state_sensor(parameters: Mapping[str, Any], *, sim: Simulator
 
 # -- servo motor -----------------------------------------------------------------------------
 
-SERVO_PARAMETERS = (
-    ParameterSpec('kp', float, 300.0, (0.0, math.inf),
-                  'Position gain at kp_scale 1, N*m/rad (N/m on a slide joint).'),
-    ParameterSpec('kd', float, 10.0, (0.0, math.inf),
-                  'Velocity gain at kd_scale 1, N*m*s/rad (N*s/m).'),
-    ParameterSpec('maximum_torque', float, 1.0, (0.0, math.inf),
-                  'Torque limit of a command that sets none, N*m (N).'),
-    ParameterSpec('command_timeout_s', float, 0.25, (0.0, 3600.0),
-                  'Watchdog: no command for this long stops the torque, s; 0 disables it.'),
-)
-
-
-@register_plugin('motor', 'servo', SERVO_PARAMETERS,
+@register_plugin('motor', 'servo', SERVO_SETTINGS,
                  'Moteus-style servos (upkie law: clamped feedforward + kp/kd terms), '
                  'watchdog and telemetry (context: joints=names).')
 def make_servo(parameters: Mapping[str, Any], *, joints: Sequence[str]) -> ServoBank:
     """Build a ServoBank for ``joints`` from checked plugin parameters."""
     return ServoBank(ServoConfig(
         tuple(joints), parameters['kp'], parameters['kd'], parameters['maximum_torque'],
-        command_timeout_s=parameters['command_timeout_s']))
+        command_timeout_s=parameters['command_timeout']))

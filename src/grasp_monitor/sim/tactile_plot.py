@@ -32,6 +32,7 @@ from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.monitor import GraspMonitor, GraspSample, MonitorConfig
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile import TactilePad
+from grasp_monitor.core.tactile.settings import BY_NAME as TACTILE_BY_NAME
 from grasp_monitor.core.trial import summarize_object_contacts
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
@@ -41,11 +42,10 @@ from grasp_monitor.sim.sensors import PadSpec, SimTactileArrays, TactileReading
 import mujoco
 import numpy as np
 
-#: Taxel spacing of the plotted pads unless told otherwise, m (the tactile_sensor default).
-DEFAULT_RESOLUTION_M = 0.003
 #: How long the object must stay still in the grasp before the picture, s.
 DEFAULT_DWELL_S = 0.2
 _MM = 1e3
+_PAD = TACTILE_BY_NAME
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def snapshot_at_grasp(scenario: str = 'pick_lift', pads: Sequence[str] = (),
     Args:
         scenario: scenario name.
         pads: pad bodies to sense, or PadSpec values (default: the scene's pads
-            at ``DEFAULT_RESOLUTION_M``).
+            at the tactile settings' default resolution).
         settings: SimSettings overrides.
         duration_s: give up after this much simulated time, s.
         dwell_s: the grasp event's dwell: how long the object must stay still
@@ -86,7 +86,7 @@ def snapshot_at_grasp(scenario: str = 'pick_lift', pads: Sequence[str] = (),
     scene = build_scene(scenario, settings)
     sim = Simulator(scene, command_timeout_s=0.0, drive=default_drive(scene))
     specs = [pad if isinstance(pad, PadSpec) else
-             PadSpec(pad, settings={'resolution_m': DEFAULT_RESOLUTION_M})
+             PadSpec(pad)
              for pad in (pads or scene.pads)]
     arrays = SimTactileArrays(sim, specs)
     runner = SimRunner(sim, RunConfig(control_rate_hz, 0.0))
@@ -259,7 +259,7 @@ def plot_forces(pad: TactilePad, spec: PadSpec, values: np.ndarray, reading: Tac
         f'on this face: normal {load.sum():.2f} N, shear {total_shear:.2f} N; '
         f'whole pad: {whole_pad:.2f} N (the rest on the neighbouring faces)\n'
         f'touch {settings["touch"]}, response {settings["response"]}, '
-        f'resolution {settings["resolution_m"] * _MM:g} mm', fontsize=9)
+        f'resolution {settings["resolution"] * _MM:g} mm', fontsize=9)
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
@@ -282,8 +282,8 @@ def _contact_points_in_pad(pad: TactilePad, reading: TactileReading, index: int)
 
 
 def tactile_plots(output_dir: str | Path, scenario: str = 'pick_lift',
-                  pads: Sequence[str] = (), resolution_m: float = DEFAULT_RESOLUTION_M,
-                  touch: str = 'force_vector', response: str = 'spread_linear',
+                  pads: Sequence[str] = (), resolution_m: float = _PAD['resolution'].default,
+                  touch: str = _PAD['touch'].default, response: str = _PAD['response'].default,
                   duration_s: float = 5.0, dwell_s: float = DEFAULT_DWELL_S
                   ) -> tuple[GraspSnapshot, list[Path]]:
     """Run ``scenario`` to its grasp and write each pad's layout and force PNGs.
@@ -299,7 +299,7 @@ def tactile_plots(output_dir: str | Path, scenario: str = 'pick_lift',
         raise ConfigError('touch force_vector_global is in the world frame; plots need the pad '
                           'frame: normal, normal_force or force_vector')
     scene_pads = pads or build_scene(scenario).pads
-    specs = [PadSpec(name, settings={'resolution_m': resolution_m, 'touch': touch,
+    specs = [PadSpec(name, settings={'resolution': resolution_m, 'touch': touch,
                                      'response': response}) for name in scene_pads]
     snapshot = snapshot_at_grasp(scenario, specs, duration_s=duration_s, dwell_s=dwell_s)
     output = Path(output_dir)

@@ -12,18 +12,19 @@ from grasp_monitor.core.monitor.event_set import check_name, EventSet
 from grasp_monitor.core.monitor.flying_apart import FlyingApartEvent
 from grasp_monitor.core.monitor.grasp import GraspEvent
 from grasp_monitor.core.monitor.records import EVENT_ORDER
+from grasp_monitor.core.monitor.settings import default
 from grasp_monitor.core.monitor.slip_out import SlipOutEvent
 from grasp_monitor.core.monitor.stop_external_force import StopExternalForceEvent
 
 
 @dataclass(frozen=True)
 class MonitorConfig:
-    """Parameters of a grasp monitor (defaults: rostok's constants).
+    """Parameters of a grasp monitor (defaults: rostok's constants, from ``settings``).
 
     Attributes:
         sensor_period_s: nominal interval between samples, s.
         grasp_dwell_s: how long the object must stay still for a grasp, s;
-            None means 10 sensor periods (rostok's 10 steps). Resolved on
+            0 means 10 sensor periods (rostok's 10 steps). Resolved on
             construction.
         object_still_speed_m_per_s: object still threshold, m/s.
         finger_still_speed: finger joint still threshold when the object speed
@@ -45,25 +46,25 @@ class MonitorConfig:
     """
 
     sensor_period_s: float = 0.001
-    grasp_dwell_s: float | None = None
-    object_still_speed_m_per_s: float = 0.01
-    finger_still_speed: float = 0.01
+    grasp_dwell_s: float = default('grasp_dwell_s')
+    object_still_speed_m_per_s: float = default('object_still_speed_m_per_s')
+    finger_still_speed: float = default('finger_still_speed')
     min_grasp_bodies: int = 2
-    grasp_limit_s: float = 5.0
-    contact_timeout_s: float = 2.0
-    slip_out_s: float = 1.0
-    max_distance_m: float = 2.0
-    force_test_s: float = 5.0
+    grasp_limit_s: float = default('grasp_limit_s')
+    contact_timeout_s: float = default('contact_timeout_s')
+    slip_out_s: float = default('slip_out_s')
+    max_distance_m: float = default('max_distance_m')
+    force_test_s: float = default('force_test_s')
     contact_non_palm_only: bool = False
     max_sample_age_s: float = math.inf
     time_reset_tolerance_s: float = 0.0
     auto_start: bool = True
     robot_bodies: tuple[str, ...] = ()
-    events: tuple[str, ...] = EVENT_ORDER
+    events: tuple[str, ...] = tuple(default('events'))
 
     def __post_init__(self) -> None:
         check_positive(sensor_period_s=self.sensor_period_s)
-        if self.grasp_dwell_s is None:
+        if self.grasp_dwell_s == 0:
             object.__setattr__(self, 'grasp_dwell_s', 10 * self.sensor_period_s)
         check_positive(**{name: getattr(self, name) for name in (
             'grasp_dwell_s', 'grasp_limit_s', 'contact_timeout_s', 'slip_out_s',
@@ -98,7 +99,7 @@ class MonitorConfig:
                 parameter is out of range.
         """
         bodies = self.robot_bodies
-        dwell_s = float(self.grasp_dwell_s)  # type: ignore[arg-type]  # resolved on construction
+        dwell_s = float(self.grasp_dwell_s)
         factories = {
             'contact': lambda: ContactEvent(self.contact_non_palm_only, bodies),
             'contact_timeout': lambda: ContactTimeoutEvent(self.contact_timeout_s),

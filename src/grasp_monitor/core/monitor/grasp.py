@@ -44,10 +44,12 @@ class GraspEvent(MonitorEvent):
     requires = ('contact',)
     stop_kind = 'grasp_timeout'
 
-    def __init__(self, limit_s: float = 5.0, dwell_s: float = 0.01,
+    def __init__(self, limit_s: float = 5.0, dwell_s: float = 0.0,
                  sensor_period_s: float = 0.001, still_speed_m_per_s: float = 0.01,
                  finger_still_speed: float = 0.01, min_bodies: int = 2) -> None:
-        check_positive(limit_s=limit_s, dwell_s=dwell_s, sensor_period_s=sensor_period_s)
+        check_positive(sensor_period_s=sensor_period_s)
+        dwell_s = dwell_s or 10 * sensor_period_s  # rostok's 10 steps
+        check_positive(limit_s=limit_s, dwell_s=dwell_s)
         for name, value in (('still_speed_m_per_s', still_speed_m_per_s),
                             ('finger_still_speed', finger_still_speed)):
             if not (value >= 0 and math.isfinite(value)):

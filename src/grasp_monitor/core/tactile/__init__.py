@@ -16,8 +16,8 @@ Response functions:
 ``config``: the choices; ``pad``: one pad (``compute``, one sample);
 ``group``: several pads over blocks of samples (``blocks`` does the work, with
 ``candidate_grid`` and ``scatter``); ``sensor_layout``: taxels over a pad's geoms;
-``taxel_grid``: a hardware driver's taxel layout; ``plugin``: the
-``tactile_array`` sensor plugin.
+``taxel_grid``: a hardware driver's taxel layout; ``settings``: a pad's settings,
+which ``plugin``, the ``tactile_array`` sensor plugin, takes.
 
 Names are imported on first use, so a light module (a driver's ``taxel_grid``)
 does not load scipy with the pads.
@@ -30,13 +30,15 @@ from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from grasp_monitor.core.tactile.config import (
-        RESPONSE_FUNCTIONS, SPREAD_RADIUS_RESOLUTIONS, TactileConfig, TOUCH_FUNCTIONS)
+        LAYOUT_MODES, RESPONSE_FUNCTIONS, SPREAD_RADIUS_RESOLUTIONS, TactileConfig,
+        TOUCH_FUNCTIONS)
     from grasp_monitor.core.tactile.group import PadGroup
     from grasp_monitor.core.tactile.pad import TactilePad
-    from grasp_monitor.core.tactile.plugin import make_tactile_array, TACTILE_PARAMETERS
+    from grasp_monitor.core.tactile.plugin import make_tactile_array
     from grasp_monitor.core.tactile.scatter import SPARSE_SCATTER_TERMS
     from grasp_monitor.core.tactile.sensor_layout import (
-        body_mesh, LAYOUT_MODES, pad_layout, PadLayout, SURFACE_KINDS, surface_points)
+        body_mesh, pad_layout, PadLayout, SURFACE_KINDS, surface_points)
+    from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
     from grasp_monitor.core.tactile.taxel_grid import grid_positions, TaxelLayout, VALUES_PER_TAXEL
 
 #: Each public name and the module that defines it.
@@ -45,9 +47,9 @@ _MODULES = {
     'TactileConfig': 'config', 'TOUCH_FUNCTIONS': 'config',
     'PadGroup': 'group',
     'TactilePad': 'pad',
-    'make_tactile_array': 'plugin', 'TACTILE_PARAMETERS': 'plugin',
+    'make_tactile_array': 'plugin', 'TACTILE_SETTINGS': 'settings',
     'SPARSE_SCATTER_TERMS': 'scatter',
-    'body_mesh': 'sensor_layout', 'LAYOUT_MODES': 'sensor_layout', 'pad_layout': 'sensor_layout',
+    'body_mesh': 'sensor_layout', 'LAYOUT_MODES': 'config', 'pad_layout': 'sensor_layout',
     'PadLayout': 'sensor_layout', 'SURFACE_KINDS': 'sensor_layout',
     'surface_points': 'sensor_layout',
     'grid_positions': 'taxel_grid', 'TaxelLayout': 'taxel_grid', 'VALUES_PER_TAXEL': 'taxel_grid',
@@ -56,7 +58,7 @@ _MODULES = {
 __all__ = [
     'body_mesh', 'grid_positions', 'LAYOUT_MODES', 'make_tactile_array', 'pad_layout',
     'PadGroup', 'PadLayout', 'RESPONSE_FUNCTIONS', 'SPARSE_SCATTER_TERMS',
-    'SPREAD_RADIUS_RESOLUTIONS', 'SURFACE_KINDS', 'surface_points', 'TACTILE_PARAMETERS',
+    'SPREAD_RADIUS_RESOLUTIONS', 'SURFACE_KINDS', 'surface_points', 'TACTILE_SETTINGS',
     'TactileConfig', 'TactilePad', 'TaxelLayout', 'TOUCH_FUNCTIONS', 'VALUES_PER_TAXEL',
 ]
 

@@ -10,6 +10,10 @@ from grasp_monitor.core.noise import NoiseConfig
 
 #: Touch functions and the number of values each gives per taxel.
 TOUCH_FUNCTIONS = {'normal': 1, 'normal_force': 3, 'force_vector': 3, 'force_vector_global': 3}
+#: Touch functions whose values are in the pad frame (a tactile cloud's frame).
+PAD_FRAME_TOUCH_FUNCTIONS = ('normal', 'normal_force', 'force_vector')
+#: Layout modes.
+LAYOUT_MODES = ('primitives', 'mesh')
 #: Response functions.
 RESPONSE_FUNCTIONS = ('nearest', 'spread_linear')
 #: ``spread_linear`` reaches this many resolutions from the contact.

@@ -40,6 +40,7 @@ from typing import Iterable, Mapping, TYPE_CHECKING
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_to_matrix
+from grasp_monitor.core.tactile.config import LAYOUT_MODES
 from grasp_monitor.core.values import as_array, GeomShape
 import numpy as np
 import numpy.typing as npt
@@ -49,8 +50,6 @@ if TYPE_CHECKING:
 
 #: Surfaces a layout can cover ('pipe' is a cylinder without caps).
 SURFACE_KINDS = ('box', 'sphere', 'ellipsoid', 'cylinder', 'capsule', 'pipe')
-#: Layout modes.
-LAYOUT_MODES = ('primitives', 'mesh')
 #: Slack on count ratios, so round-off in length / resolution never flips a count.
 _RATIO_EPSILON = 1e-9
 #: How far from unit length a normal may be.

@@ -8,6 +8,7 @@ from typing import Any
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import COMMAND_DEFAULTS, ServoCommand, ServoConfig
+from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
 import numpy as np
 import numpy.typing as npt
 
@@ -67,7 +68,7 @@ class MoteusConfig:
     fdcanusb_paths: tuple[str, ...] = ()
     socketcan_channels: tuple[str, ...] = ('can0',)
     rate_hz: float = 200.0
-    command_timeout_s: float = 0.25
+    command_timeout_s: float = COMMAND_TIMEOUT.default
     reply_timeout_s: float = 0.0
     missed_cycles_to_fault: int = 5
     position_min_rad: npt.ArrayLike = -math.inf

@@ -1,0 +1,42 @@
+"""The grasp monitor's settings: the one table its node, the offline run and MonitorConfig read."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from grasp_monitor.core.monitor.records import EVENT_ORDER
+from grasp_monitor.core.settings import Setting
+
+#: Each setting with the ``MonitorConfig`` field it sets.
+SETTINGS = (
+    (Setting('events', list(EVENT_ORDER), 'Events to run.', read_only=True), 'events'),
+    (Setting('grasp_dwell', 0.0, 'Still time for a grasp, s (0 = 10 sample periods).',
+             0.0, 60.0, read_only=True), 'grasp_dwell_s'),
+    (Setting('still_speed', 0.01, 'Object still below this speed, m/s.', 0.0, 10.0,
+             read_only=True), 'object_still_speed_m_per_s'),
+    (Setting('finger_still_speed', 0.01, 'Fingers still below this speed (no ground truth).',
+             0.0, 10.0, read_only=True), 'finger_still_speed'),
+    (Setting('grasp_limit', 5.0, 'No grasp by then stops the trial, s.', 1e-3, 3600.0,
+             read_only=True), 'grasp_limit_s'),
+    (Setting('contact_timeout', 2.0, 'No contact by then stops the trial, s.', 1e-3, 3600.0,
+             read_only=True), 'contact_timeout_s'),
+    (Setting('slip_out', 1.0, 'Contact lost this long stops the trial, s.', 1e-3, 3600.0,
+             read_only=True), 'slip_out_s'),
+    (Setting('max_distance', 2.0, 'A pad farther than this from base_frame stops the trial '
+             '(flying_apart), m.', 1e-3, 1e3, read_only=True), 'max_distance_m'),
+    (Setting('force_test_time', 5.0, 'External force test duration after the grasp, s.',
+             1e-3, 3600.0, read_only=True), 'force_test_s'),
+)
+#: The settings alone, in order.
+MONITOR_SETTINGS = tuple(setting for setting, _ in SETTINGS)
+
+
+def default(field: str) -> Any:
+    """Return the default of the setting that sets MonitorConfig field ``field``."""
+    return next(setting.default for setting, name in SETTINGS if name == field)
+
+
+def config_fields(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the MonitorConfig fields that setting values ``values`` (by name) give."""
+    return {field: tuple(values[setting.name]) if setting.is_array else values[setting.name]
+            for setting, field in SETTINGS}
