@@ -10,7 +10,7 @@ from builtin_interfaces.msg import Time
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS
 from grasp_monitor.nodes.recorder import RecorderNode
 from grasp_monitor.nodes.replay import ReplayNode
 from grasp_monitor.recording import McapRecordingWriter, message_counts, read_topics, TopicQos

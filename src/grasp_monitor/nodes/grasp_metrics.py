@@ -12,11 +12,12 @@ from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.monitor import EventRecord, InputsConfig, StampGrid
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, subscribe_contacts)
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
+from grasp_monitor.nodes.inputs import read_input, refusal_counts, subscribe_contacts
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node

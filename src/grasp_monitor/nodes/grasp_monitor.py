@@ -13,12 +13,13 @@ from grasp_monitor.core.monitor import (
     Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs)
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, strongest_per_pad
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, subscribe_contacts, TF_QOS,
-    TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
+from grasp_monitor.nodes.inputs import read_input, refusal_counts, subscribe_contacts
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import (
+    EVENTS_QOS, sensor_qos, TF_QOS, TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node

@@ -9,11 +9,11 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import (
-    accept_servo_command, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)
+from grasp_monitor.nodes.inputs import accept_servo_command
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.qos import LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenes import build_scene

@@ -9,9 +9,11 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import message_class, qos_profile, resolved, run_node
+from grasp_monitor.nodes.inputs import resolved
 from grasp_monitor.nodes.interfaces import diagnostics, subscribes
 from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import message_class, qos_profile
 from grasp_monitor.nodes.recorder_parameters import PARAMETERS
 from grasp_monitor.recording import McapRecordingWriter, offered_qos, TopicSelection
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
