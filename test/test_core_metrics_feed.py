@@ -13,7 +13,7 @@ def still(name, y_m, time_s):
 
 
 def feed_step(feed, time_s, object_y_m=0.0):
-    """The object at object_y_m, pads at y = +-0.03 m, one taxel each pressing 1 N."""
+    """Feed the object at object_y_m, pads at y = +-0.03 m, one taxel each pressing 1 N."""
     feed.add_body('object', still('object', object_y_m, time_s))
     for pad, y_m, sign in (('left', 0.03, 1.0), ('right', -0.03, -1.0)):
         feed.add_body(pad, still(pad, y_m, time_s))

@@ -8,9 +8,9 @@ import threading
 from conftest import wait_for
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.recording import (
-    cdr_stamp_ns, field_types, HoldingWriter, McapRecordingWriter, message_counts, message_definition,
-    offered_qos, PlaybackConfig, Player, read_messages, read_topics, SEPARATOR, TopicQos,
-    TopicSelection)
+    cdr_stamp_ns, field_types, HoldingWriter, McapRecordingWriter, message_counts,
+    message_definition, offered_qos, PlaybackConfig, Player, read_messages, read_topics,
+    SEPARATOR, TopicQos, TopicSelection)
 from grasp_monitor.recording import holding_writer
 from mcap.reader import make_reader
 import pytest
