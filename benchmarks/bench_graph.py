@@ -95,7 +95,7 @@ class Probe:
     """The measuring node: counts stamps per topic and times command round trips."""
 
     def __init__(self, rclpy, node, tick_s: float, tactile_every: int) -> None:
-        from grasp_monitor.nodes.common import sensor_qos
+        from grasp_monitor.nodes.qos import sensor_qos
         from sensor_msgs.msg import JointState, PointCloud2
         from std_msgs.msg import Float64MultiArray
         self.node = node
@@ -183,7 +183,7 @@ def start_graph(args, log, tmp: str, clock_rate_hz: float) -> dict[str, subproce
 def extra_subscribers(count: int) -> None:
     """Run ``count`` nodes subscribing to every topic of the graph; never spin them."""
     import rclpy
-    from grasp_monitor.nodes.common import sensor_qos
+    from grasp_monitor.nodes.qos import sensor_qos
     from nav_msgs.msg import Odometry
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState, PointCloud2

@@ -56,8 +56,7 @@ class Releaser:
 
     def __init__(self, node, contact_force_n: float) -> None:
         from diagnostic_msgs.msg import DiagnosticStatus
-        from grasp_monitor.nodes.common import sensor_qos
-        from grasp_monitor.nodes.common import EVENTS_QOS
+        from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
         from sensor_msgs.msg import PointCloud2
         from std_msgs.msg import Float64MultiArray
         self.node = node

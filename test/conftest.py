@@ -92,7 +92,7 @@ class ScriptedHand:
         from std_msgs.msg import String
 
         from grasp_monitor.nodes import conversions
-        from grasp_monitor.nodes.common import LATCHED_QOS
+        from grasp_monitor.nodes.qos import LATCHED_QOS
         self.node = node
         self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
         self.touching = {'finger_left': 'object', 'finger_right': 'object'}

@@ -115,7 +115,7 @@ def assert_nodes_up(nodes: dict[str, Path], use_sim_time: bool) -> None:
 
 def assert_trial_starts() -> None:
     """Start a trial through the monitor's service; its trial_start event arrives."""
-    from grasp_monitor.nodes.common import EVENTS_QOS
+    from grasp_monitor.nodes.qos import EVENTS_QOS
     from diagnostic_msgs.msg import DiagnosticStatus
     from std_srvs.srv import Trigger
     harness = RosHarness()

@@ -3,6 +3,7 @@
 import math
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.frames import FrameTransforms, FrameTree
 from grasp_monitor.core.monitor import (
     Command, EventLog, EventRecord, InputsConfig, MonitorInputs, StampGrid)
 import numpy as np
@@ -279,3 +280,17 @@ def test_with_contacts_a_pad_touches_when_one_of_its_object_contacts_reaches_the
         inputs.update_contacts([1.0], 0.02)
     with pytest.raises(ConfigError, match='contacts need InputsConfig.contacts'):
         MonitorInputs(InputsConfig(('left', 'right'))).update_contacts([1.0, 1.0], 0.02)
+
+
+def test_inputs_report_their_status_and_take_distances_once_the_frames_are_known():
+    inputs = fresh_inputs(use_distances=True)
+    assert inputs.diagnostics() == {
+        'pad_force_n.left': '1.000', 'pad_force_n.right': '0.000', 'basis': 'taxels (estimate)',
+        'dropped_samples': '0', 'old_timeline_inputs': '0'}
+    frames = FrameTree()
+    assert not inputs.update_frames(frames, 'base')  # nothing known yet: nothing taken
+    frames.update(FrameTransforms(('world',) * 3, ('base', 'left', 'right'),
+                                  np.array([[0, 0, 0.1], [0, 0.03, 0.1], [0, -0.04, 0.1]]),
+                                  np.tile([1.0, 0, 0, 0], (3, 1)), 1.0))
+    assert inputs.update_frames(frames, 'base')
+    assert inputs.due()[0].distances_from_base_m.tolist() == pytest.approx([0.03, 0.04])

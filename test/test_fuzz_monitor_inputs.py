@@ -15,7 +15,7 @@ from conftest import (
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from grasp_monitor.core.monitor import Command, EventRecord, RECORD_KINDS
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS
 from hypothesis import given, strategies as st
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState

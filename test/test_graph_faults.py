@@ -22,7 +22,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.monitor import EventLog
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS
 import pytest
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Float64MultiArray

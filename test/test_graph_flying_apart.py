@@ -13,7 +13,7 @@ from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.app.scenario_config import default_params_file, offline_run, ScenarioConfig
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.common import EVENTS_QOS, VERDICTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS, VERDICTS_QOS
 from grasp_monitor.sim.scenario_run import run_scenario
 import pytest
 from std_srvs.srv import SetBool, Trigger

@@ -9,7 +9,7 @@ import time
 from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.core.monitor import EventLog
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS
 from std_srvs.srv import Trigger
 
 

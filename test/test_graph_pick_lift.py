@@ -10,7 +10,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.monitor import EventLog
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS
 import pytest
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger

@@ -8,7 +8,7 @@ from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.nodes import node_command
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS
 from grasp_monitor.recording import cdr_stamp_ns, message_counts, read_messages
 import pytest
 from rosgraph_msgs.msg import Clock

@@ -6,9 +6,9 @@ from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
+from grasp_monitor.nodes.qos import EVENTS_QOS
 from rclpy.parameter import Parameter
 from std_srvs.srv import Trigger
 

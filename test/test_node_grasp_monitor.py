@@ -6,8 +6,8 @@ import time
 from conftest import ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.monitor import EventLog
-from grasp_monitor.nodes.common import EVENTS_QOS
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
+from grasp_monitor.nodes.qos import EVENTS_QOS
 import pytest
 from rclpy.parameter import Parameter
 from std_srvs.srv import SetBool, Trigger

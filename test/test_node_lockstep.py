@@ -50,14 +50,14 @@ def test_a_peer_that_answers_each_clock_holds_every_tick_until_its_answer(ros):
 
     client.create_subscription(Clock, '/clock', answer, RELIABLE)
     client.create_subscription(JointState, 'joint_states', states.append, RELIABLE)
-    assert wait_for(lambda: sim._peer, timeout_s=20.0), 'the peer never joined'
+    assert wait_for(lambda: sim.lockstep.peer, timeout_s=20.0), 'the peer never joined'
     joined = len(states)
     assert wait_for(lambda: len(states) >= joined + 300, timeout_s=60.0)
     answers = {round(t / tick_s) for t in answered}
     # every tick after the join started from an answered clock
     ticks = [round(stamp_s(s.header.stamp) / tick_s) - 1 for s in states[joined + 1:]]
     assert ticks and all(tick in answers for tick in ticks), sorted(set(ticks) - answers)[:5]
-    assert sim._peer
+    assert sim.lockstep.peer
 
 
 def test_publishers_of_unstamped_commands_do_not_hold_the_clock(ros):
@@ -72,7 +72,7 @@ def test_publishers_of_unstamped_commands_do_not_hold_the_clock(ros):
         commands.publish(JointState(name=['lift'], position=[0.05], effort=[9.0]))
         time.sleep(0.01)
     assert wait_for(lambda: sim.runner.ticks > before + 500)
-    assert not sim._peer and sim.sim.servos.received is not None
+    assert not sim.lockstep.peer and sim.sim.servos.received is not None
 
 
 def test_a_hosted_controller_commands_each_tick_as_the_script_does_offline(ros):

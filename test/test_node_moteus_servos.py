@@ -216,8 +216,9 @@ CHILD = """
 import json, sys
 import moteus
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
-from grasp_monitor.nodes.common import run_node
+from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
+from grasp_monitor.nodes.process import run_node
 double = TransportDouble(DoubleConfig(ids=(1, 2, 3), firmware_timeout_s=0.0))
 code = None
 try:

@@ -9,8 +9,8 @@ from grasp_monitor.core.frames import FrameTree
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.servo import COMMAND_FIELDS
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import LATCHED_QOS, TF_QOS, TF_STATIC_LISTENER_QOS
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
+from grasp_monitor.nodes.qos import LATCHED_QOS, TF_QOS, TF_STATIC_LISTENER_QOS
 from nav_msgs.msg import Odometry
 import numpy as np
 from rclpy.parameter import Parameter

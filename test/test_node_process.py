@@ -14,7 +14,7 @@ import sys
 import rclpy
 from rclpy.node import Node
 from rclpy.signals import uninstall_signal_handlers
-from grasp_monitor.nodes.common import run_node
+from grasp_monitor.nodes.process import run_node
 
 def make():
     uninstall_signal_handlers()

@@ -10,7 +10,7 @@ from builtin_interfaces.msg import Time
 from conftest import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import EVENTS_QOS
+from grasp_monitor.nodes.qos import EVENTS_QOS
 from grasp_monitor.nodes.recorder import RecorderNode
 from grasp_monitor.nodes.replay import ReplayNode
 from grasp_monitor.recording import McapRecordingWriter, message_counts, read_topics, TopicQos
@@ -136,7 +136,8 @@ def test_under_a_clock_every_record_is_on_simulated_time(ros, tmp_path):
                     clock_pub.get_subscription_count() >= 2)  # the recorder and its clock
     first_ns, period_ns, ticks = 5_000_000_000, 2_000_000, 100
     # the clock's subscription is best effort: send the first tick until it is in
-    assert wait_for(lambda: clock_pub.publish(Clock(clock=Time(sec=5))) or not recorder.held)
+    assert wait_for(lambda: clock_pub.publish(Clock(clock=Time(sec=5)))
+                    or not recorder.output.held)
     for k in range(ticks):
         stamp = Time(sec=5, nanosec=k * period_ns)
         clock_pub.publish(Clock(clock=stamp))

@@ -8,9 +8,10 @@ import threading
 from conftest import wait_for
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.recording import (
-    cdr_stamp_ns, field_types, McapRecordingWriter, message_counts, message_definition,
-    offered_qos, PlaybackConfig, Player, read_messages, read_topics, SEPARATOR, TopicQos,
-    TopicSelection)
+    cdr_stamp_ns, field_types, HoldingWriter, McapRecordingWriter, message_counts,
+    message_definition, offered_qos, PlaybackConfig, Player, read_messages, read_topics,
+    SEPARATOR, TopicQos, TopicSelection)
+from grasp_monitor.recording import holding_writer
 from mcap.reader import make_reader
 import pytest
 
@@ -94,6 +95,25 @@ def test_written_file_reads_back_with_counts_times_and_qos(tmp_path):
     assert {s.encoding for s in summary.schemas.values()} == {'ros2msg'}
     assert {c.message_encoding for c in summary.channels.values()} == {'cdr'}
     assert summary.chunk_indexes
+
+
+def test_messages_before_the_clock_wait_for_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(holding_writer, 'MAX_HELD', 2)
+    clock = [None]
+    output = HoldingWriter(McapRecordingWriter(tmp_path / 'sim.mcap'), lambda: clock[0])
+    output.add_topic('/a', 'std_msgs/msg/Float64')
+    assert output.write('/a', bytes(12)) and output.write('/a', bytes(12))
+    assert not output.write('/a', bytes(12)) and output.dropped == 1
+    output.flush()  # no clock yet: still held
+    assert output.diagnostics() == {
+        'path': tmp_path / 'sim.mcap', 'topics': 1, 'messages': 0, 'held_before_clock': 2,
+        'dropped_before_clock': 1, 'messages./a': 0}
+    clock[0] = 7
+    assert output.write('/a', bytes(12)) and not output.held
+    clock[0] = None
+    assert output.write('/a', bytes(12)) and output.close() == 1
+    assert output.write('/a', bytes(12))  # closed: dropped silently
+    assert [m.log_time_ns for m in read_messages(tmp_path / 'sim.mcap')] == [0, 7, 7, 7]
 
 
 def test_an_unfinished_file_is_counted_up_to_where_it_breaks_off(tmp_path):

@@ -10,9 +10,10 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import COMMON, declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import sensor_qos
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import SimRunner
 from rclpy.node import Node

@@ -9,14 +9,16 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.metrics import TrialMetrics
-from grasp_monitor.core.monitor import EventRecord, InputsConfig, StampGrid
-from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts
+from grasp_monitor.core.metrics_feed import MetricsFeed
+from grasp_monitor.core.monitor import EventRecord
+from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, subscribe_contacts)
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
+from grasp_monitor.nodes.inputs import read_input, refusal_counts, subscribe_contacts
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
@@ -48,8 +50,7 @@ INTERFACES = (
 class GraspMetricsNode(Node):
     """Compute the energy metric every sample and the criteria at the end of each trial.
 
-    Samples are taken on the grid of stamps ``k / rate`` from the inputs stamped
-    up to each (as the monitor does), so they do not depend on when messages arrive.
+    Samples are taken on the grid of stamps ``k / rate``: see ``core.metrics_feed``.
 
     Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
     Publishes: ``grasp_metrics/energy`` (Vector3Stamped: J in ``vector.x``, every sample
@@ -67,17 +68,11 @@ class GraspMetricsNode(Node):
         super().__init__('grasp_metrics', **kwargs)
         p = declare(self, PARAMETERS)
         self.config = metrics_config(p)
-        self.thresholds_j = (p['energy_warn'], p['energy_threshold'])
         self.metrics = TrialMetrics(self.config)
-        self.basis = basis_name(bool(p['contacts']))
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
-        # inputs: the object's and each pad's ground truth, then the contacts or each
-        # pad's taxels
-        self.inputs = (p['object'], *p['pads'], *(
-            ('contacts',) if self.contacts else (f'tactile/{pad}' for pad in p['pads'])))
-        self.grid = StampGrid(len(self.inputs), 1.0 / p['rate'], InputsConfig.time_back_s)
+        self.feed = MetricsFeed(self.metrics, self.contacts,
+                                (p['energy_warn'], p['energy_threshold']))
         self.refused: Counter[str] = Counter()
-        self.samples = 0
         group = MutuallyExclusiveCallbackGroup()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         # Energies come in bursts when the metrics catch up: deep enough for a recorder.
@@ -104,54 +99,35 @@ class GraspMetricsNode(Node):
         state = read_input(self, self.refused, f'ground_truth/{body}',
                            lambda: conversions.body_state_from_odometry(msg))
         if state is not None:
-            self.grid.add(self.inputs.index(body), state.time_s, state)
+            self.feed.add_body(body, state)
             self._sample()
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
         cloud = read_input(self, self.refused, f'tactile/{pad}',
                            lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
-            self.grid.add(self.inputs.index(f'tactile/{pad}'), cloud[2], cloud[:2])
+            self.feed.add_taxels(pad, *cloud)
             self._sample()
 
     def _contacts_in(self, contacts) -> None:
-        self.grid.add(self.inputs.index('contacts'), contacts.time_s,
-                      self.contacts.select(contacts))
+        self.feed.add_contacts(contacts)
         self._sample()
 
     def latest(self, name: str):
         """Return the latest reading of an input (a body or tactile/<pad>), None before one."""
-        return self.grid.latest()[0][self.inputs.index(name)]
+        return self.feed.latest(name)
 
     def _on_event(self, msg: DiagnosticStatus) -> None:
         record = read_input(self, self.refused, 'grasp_monitor/events',
                             lambda: EventRecord.from_strings({kv.key: kv.value
                                                               for kv in msg.values}))
-        if record is None:
-            return
-        if record.kind == 'trial_start':
-            self._publish(*self.metrics.start(record.trial_id, record.time_s,
-                                              record.reset_from_s))
-        elif record.kind == 'trial_end':
-            self.metrics.add_event(record)
-            self._publish(*self.metrics.end(
-                record.time_s, record.details.get('reason') == 'time_reset'))
-        else:
-            self._publish(self.metrics.add_event(record), [])
+        if record is not None:
+            self._publish(*self.feed.add_record(record))
 
     def _sample(self) -> None:
-        for point in self.grid.due():
-            self.samples += 1
-            obj, left, right, *readings = point.values
+        for point in self.feed.due():
             try:
-                if self.contacts is not None:
-                    self._publish(*self.metrics.add_contacts(
-                        point.time_s, obj, (left, right), *readings[0], self.grid.epoch))
-                else:
-                    left_cloud, right_cloud = readings
-                    self._publish(*self.metrics.add(
-                        point.time_s, obj, (left, right), (left_cloud[0], right_cloud[0]),
-                        (left_cloud[1], right_cloud[1]), self.grid.epoch))
+                self._publish(*self.feed.take(point))
             except GraspMonitorError as error:  # bad readings: wait for the next trial
                 self.get_logger().warning(f'metrics sample dropped: {error}',
                                           throttle_duration_sec=1.0)
@@ -167,29 +143,14 @@ class GraspMetricsNode(Node):
             self._publish_diagnostics()
 
     def _publish_diagnostics(self) -> None:
-        energy = self.metrics.last_energy
-        energy_j = float(energy.max_energy_j) if energy is not None else 0.0
-        warn_j, fail_j = self.thresholds_j
-        level = 'ERROR' if energy_j > fail_j else 'WARN' if energy_j >= warn_j else 'OK'
+        name = self.get_fully_qualified_name()
+        level, message, values = self.feed.energy_status()
         statuses = [conversions.diagnostic_status(
-            f'{self.get_fully_qualified_name()}: energy', level,
-            {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
-             'OK': 'held'}[level], {'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j}
-            | {'samples': self.samples, 'dropped_samples': self.grid.dropped,
-               'old_timeline_inputs': self.grid.ignored}
-            | refusal_counts(self.refused, 'refused_inputs'))]
-        report = self.metrics.report
-        if report is not None:
-            # full precision: a replay is compared with the live run to 1e-6
-            values = {name: repr(float(value)) for name, value in report.partials.items()}
-            values['total'] = repr(float(report.total))
-            values['trial'] = str(self.metrics.report_trial_id)
-            values['basis'] = self.basis
-            values.update(zip(('samples', 'first_sample_s', 'last_sample_s'),
-                              map(repr, self.metrics.report_samples)))
-            statuses.append(conversions.diagnostic_status(
-                f'{self.get_fully_qualified_name()}: criteria', 'OK',
-                f'reward {report.total:.3f}', values))
+            f'{name}: energy', level, message,
+            values | refusal_counts(self.refused, 'refused_inputs'))]
+        criteria = self.feed.criteria_status()
+        if criteria is not None:
+            statuses.append(conversions.diagnostic_status(f'{name}: criteria', 'OK', *criteria))
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = statuses

@@ -8,17 +8,17 @@ import sys
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.errors import GraspMonitorError
-from grasp_monitor.core.frames import FrameLookupError, FrameTree
-from grasp_monitor.core.monitor import (
-    Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs)
-from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, strongest_per_pad
+from grasp_monitor.core.frames import FrameTree
+from grasp_monitor.core.monitor import Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs
+from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import (
-    EVENTS_QOS, read_input, refusal_counts, run_node, sensor_qos, subscribe_contacts, TF_QOS,
-    TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
+from grasp_monitor.nodes.inputs import read_input, refusal_counts, subscribe_contacts
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import (
+    EVENTS_QOS, sensor_qos, TF_QOS, TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
@@ -90,7 +90,6 @@ class GraspMonitorNode(Node):
             tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
             p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
             use_distances=bool(p['base_frame']), contacts=bool(p['contacts'])))
-        self.basis = basis_name(bool(p['contacts']))
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
         self.base_frame = p['base_frame']
         self.frames = FrameTree()
@@ -148,9 +147,7 @@ class GraspMonitorNode(Node):
             self._evaluate()
 
     def _contacts_in(self, contacts) -> None:
-        _, forces, pad = self.contacts.select(contacts)
-        self.inputs.update_contacts(
-            strongest_per_pad(forces, pad, len(self.contacts.pads)), contacts.time_s)
+        self.inputs.update_object_contacts(self.contacts, contacts)
         self._evaluate()
 
     def _on_object(self, msg: Odometry) -> None:
@@ -170,17 +167,10 @@ class GraspMonitorNode(Node):
     def _on_tf(self, msg: TFMessage, static: bool) -> None:
         transforms = read_input(self, self.refused, '/tf_static' if static else '/tf',
                                 lambda: conversions.frame_transforms_from_msg(msg))
-        if transforms is None:
-            return
-        self.frames.update(transforms, static)
-        try:  # a frame not yet heard of (no /tf_static yet) leaves this reading out
-            distances, stamp_s = self.frames.distances_m(self.inputs.config.pads,
-                                                         self.base_frame)
-        except FrameLookupError:
-            return
-        if not static:
-            self.inputs.update_distances(distances, stamp_s)
-            self._evaluate()
+        if transforms is not None:
+            self.frames.update(transforms, static)
+            if not static and self.inputs.update_frames(self.frames, self.base_frame):
+                self._evaluate()
 
     def _emit(self, records) -> None:
         self.log.append(records)  # flushed first: a killed node loses nothing published
@@ -229,11 +219,7 @@ class GraspMonitorNode(Node):
         return response
 
     def _publish_diagnostics(self) -> None:
-        values = self.monitor.diagnostics()
-        values.update({f'pad_force_n.{pad}': f'{force:.3f}' for pad, force in
-                       zip(self.inputs.config.pads, self.inputs.pad_forces_n())})
-        values.update(basis=self.basis, dropped_samples=str(self.inputs.grid.dropped),
-                      old_timeline_inputs=str(self.inputs.grid.ignored))
+        values = self.monitor.diagnostics() | self.inputs.diagnostics()
         values.update(refusal_counts(self.refused, 'refused_inputs'))
         stale = self.inputs.sample(self._now_s()).stale
         msg = DiagnosticArray()

@@ -15,9 +15,11 @@ from grasp_monitor.core.settings import Setting
 from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import accept_servo_command, run_node, sensor_qos
+from grasp_monitor.nodes.inputs import accept_servo_command
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import sensor_qos
 import moteus
 from rclpy.node import Node
 from sensor_msgs.msg import JointState

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
-import math
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import (
-    accept_servo_command, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)
+from grasp_monitor.nodes.inputs import accept_servo_command, refusal_counts
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.qos import LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS
 from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.lockstep import Lockstep
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
@@ -62,8 +62,6 @@ INTERFACES = (
             'start the external force test on `force_test.body`'),
     service('~/external_force/stop', 'std_srvs/srv/Trigger', 'end the external force test'),
 )
-#: Wall seconds a lockstep peer may stay silent before the simulator runs free.
-LOCKSTEP_PATIENCE_S = 5.0
 
 
 class MujocoSimNode(Node):
@@ -73,7 +71,7 @@ class MujocoSimNode(Node):
     publish_rate, clock_rate, real_time_factor, command_timeout, lockstep, controller,
     tactile, qos.*). ``sim_process`` hosts the ``tactile_sensor`` (``tactile``) and
     ``grasp_controller`` (``controller``) nodes on the same runner and executor.
-    In lockstep (the default) a tick waits for its inputs: see ``_inputs_in``.
+    In lockstep (the default) a tick waits for its inputs: see ``sim.lockstep.Lockstep``.
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
     ``contacts`` (PointCloud2: the pads' contacts, every tick) and ``contacts/bodies``
     (String: body names by id, once),
@@ -101,24 +99,14 @@ class MujocoSimNode(Node):
         if p['force_test.start_time'] > 0.0:
             self.sim.schedule_force_test(self.force_test, self.force_body,
                                          p['force_test.start_time'])
+        self.lockstep = Lockstep(lambda: self.sim.time_s, 0.5 * self.sim.timestep_s,
+                                 p['lockstep'], self.get_logger().warning)
         self.runner = SimRunner(self.sim, RunConfig(p['publish_rate'], p['real_time_factor'],
                                                     p['pause_at']),
                                 on_tick=self._publish,
                                 gate=self._inputs_in if p['lockstep'] else None)
-        self.lockstep = p['lockstep']
         self.verdicts_topic = f'{p["monitor"]}/verdicts' if p['monitor'] else ''
         self.host_controller = p['controller']
-        # Lockstep: the stamp of the latest servo_commands, and whether a peer answers.
-        self._answered = threading.Condition()
-        self._answer_s = -math.inf
-        self._peer = False
-        self._tolerance_s = 0.5 * self.sim.timestep_s
-        self.lockstep_resends = 0
-        # The monitor's verdicts: the next sample it owes (s), whether it is a peer.
-        self._verdict_due_s = math.inf
-        self._monitor = False
-        self._monitor_dropped = False
-        self.late_verdicts = 0
         self.tactile = p['tactile'] and bool(scene.pads)
         tick_rate_hz = 1.0 / (self.runner.steps_per_tick * self.sim.timestep_s)
         self.clock_every = max(1, round(tick_rate_hz / p['clock_rate'])) if p['clock_rate'] else 1
@@ -179,87 +167,22 @@ class MujocoSimNode(Node):
     def _on_command(self, msg: JointState) -> None:
         self._accept(lambda: conversions.servo_command_from_joint_state(
             msg, self.sim.servo_config, self.sim.command))
-        stamp_s = conversions.time_from_msg(msg.header.stamp)
-        with self._answered:
-            self._answer_s = stamp_s
-            # Stamped with a time of this timeline: a peer answering the clock joins.
-            if self.lockstep and 0.0 < stamp_s <= self.sim.time_s + self._tolerance_s:
-                self._peer = True
-            self._answered.notify_all()
+        self.lockstep.command_in(conversions.time_from_msg(msg.header.stamp))
 
     def _on_verdict(self, msg: DiagnosticArray) -> None:
         """Start or stop the force test at the verdict's sample; note the next one due."""
         verdict = conversions.verdict_from_msg(msg)
-        if verdict is None:
-            return
-        stamp_s, command, next_s, stale = verdict
-        with self._answered:
-            now_s = self.sim.time_s
-            if not 0.0 < stamp_s <= now_s + self._tolerance_s:
-                return  # from before a reset
-            if command in ('ACTIVATE', 'STOP'):
-                if now_s > stamp_s + self._tolerance_s:
-                    self.late_verdicts += 1
-                    self.get_logger().warning(
-                        f'{command} for {stamp_s:.4f} s applied late, at {now_s:.4f} s')
-                self._force(command == 'ACTIVATE')
-            # A stale sample came from the clock, not the inputs: waiting for the next
-            # one would hold the clock it needs.
-            self._monitor = self.lockstep and not stale and not self._monitor_dropped
-            self._verdict_due_s = next_s
-            self._answered.notify_all()
-
-    def _waiting_for(self, now_s: float) -> str:
-        """Return what the tick at ``now_s`` still waits for ('' when its inputs are in)."""
-        if self._peer and abs(self._answer_s - now_s) > self._tolerance_s:
-            return 'servo_commands'
-        if self._monitor and now_s >= self._verdict_due_s - self._tolerance_s:
-            return 'verdicts'
-        return ''
+        if verdict is not None:
+            self.lockstep.verdict_in(*verdict, force=self._force)
 
     def _inputs_in(self) -> bool:
-        """Lockstep gate: wait until the tick's inputs are in from its peers.
-
-        A controller joins by answering a /clock with a servo_commands message stamped
-        with that clock's time; from then on each tick waits for its answer (the clock is
-        sent again every 50 ms while it is missing). The monitor joins with its first
-        verdict on a fresh sample (and leaves with a stale one); a tick at or after the
-        sample it owes next waits for that verdict, so a grasp starts the force test at
-        its own sample. A peer that leaves the graph or
-        stays silent ``LOCKSTEP_PATIENCE_S`` of wall time is dropped (and may join again).
-        """
-        if not (self._peer or self._monitor):
-            return True
-        waited_s = 0.0
-        with self._answered:
-            while not self.runner.pacer.stopped and not self.runner.paused:
-                now_s = self.sim.time_s
-                missing = self._waiting_for(now_s)
-                if not missing:
-                    return True
-                if not self._answered.wait(0.05):
-                    waited_s += 0.05
-                    self.lockstep_resends += 1
-                    topic = {'servo_commands': 'servo_commands',
-                             'verdicts': self.verdicts_topic}[missing]
-                    gone = not self.count_publishers(self.resolve_topic_name(topic))
-                    if gone or waited_s >= LOCKSTEP_PATIENCE_S:
-                        if missing == 'verdicts':
-                            # until a reset: a monitor whose samples need ticks past the
-                            # one it owes (rates off the grid) would hold every sample
-                            self._monitor = False
-                            self._monitor_dropped = True
-                        else:
-                            self._peer = False
-                        self.get_logger().warning(
-                            f'lockstep: no {missing} for {now_s:.4f} s after '
-                            f'{waited_s:.1f} s; not waiting for them' + (
-                                ' until a reset (are its samples on the published ticks?)'
-                                if missing == 'verdicts' else ' until they come again'))
-                        continue
-                    if missing == 'servo_commands':
-                        self.clock_pub.publish(conversions.clock_to_msg(now_s))
-        return False
+        """Lockstep gate: wait until the tick's inputs are in from its peers."""
+        topics = {'servo_commands': 'servo_commands', 'verdicts': self.verdicts_topic}
+        return self.lockstep.wait(
+            lambda: not self.runner.pacer.stopped and not self.runner.paused,
+            lambda missing: bool(self.count_publishers(self.resolve_topic_name(
+                topics[missing]))),
+            lambda now_s: self.clock_pub.publish(conversions.clock_to_msg(now_s)))
 
     def _on_full_command(self, msg: Float64MultiArray) -> None:
         self._accept(lambda: conversions.servo_command_from_multiarray(
@@ -267,11 +190,7 @@ class MujocoSimNode(Node):
 
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response):
         self.runner.reset()
-        with self._answered:
-            self._answer_s = -math.inf
-            self._monitor = False  # joins again with its first verdict of the new timeline
-            self._monitor_dropped = False
-            self._verdict_due_s = math.inf
+        self.lockstep.reset()
         response.success, response.message = True, f'reset {self.sim.scene.name}'
         return response
 
@@ -300,12 +219,9 @@ class MujocoSimNode(Node):
     def _publish_diagnostics(self) -> None:
         with self.runner.lock:
             level, message, values = self.sim.status()
-        values.update({'ticks': self.runner.ticks, 'paused': self.runner.paused,
-                       'lockstep': self.lockstep, 'lockstep_peer': self._peer,
-                       'lockstep_monitor': self._monitor, 'late_verdicts': self.late_verdicts,
-                       'lockstep_resends': self.lockstep_resends,
-                       'refused_commands': sum(self.refused.values())})
-        values.update({f'refused.{k}': v for k, v in self.refused.items()})
+        values.update({'ticks': self.runner.ticks, 'paused': self.runner.paused}
+                      | self.lockstep.diagnostics()
+                      | refusal_counts(self.refused, 'refused_commands'))
         msg = DiagnosticArray()
         # on its own simulated time, whatever use_sim_time says: the time it reports on
         msg.header.stamp = conversions.time_to_msg(self.sim.time_s)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import datetime
 import sys
-import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import message_class, qos_profile, resolved, run_node
+from grasp_monitor.nodes.inputs import resolved
 from grasp_monitor.nodes.interfaces import diagnostics, subscribes
 from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import message_class, qos_profile
 from grasp_monitor.nodes.recorder_parameters import PARAMETERS
-from grasp_monitor.recording import McapRecordingWriter, offered_qos, TopicSelection
+from grasp_monitor.recording import (
+    HoldingWriter, MAX_HELD, McapRecordingWriter, offered_qos, TopicSelection)
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
@@ -25,8 +27,6 @@ INTERFACES = (
                 '(1 Hz of wall time)'),
     subscribes('*', '*', 'offered', 'each selected topic, raw, as its publishers appear'),
 )
-#: Messages held while a node on simulated time waits for its first /clock.
-MAX_HELD = 100_000
 
 
 class RecorderNode(Node):
@@ -38,10 +38,8 @@ class RecorderNode(Node):
     publishers offer (re-discovered every ``discovery_period``).
     Publishes: ``/diagnostics`` (1 Hz of wall time: messages per topic, topics skipped).
     Log time is the receive time on the node clock (simulated time under
-    ``use_sim_time``); publish time the message's header stamp (or the stamp it starts
-    with), else the log time. Under ``use_sim_time`` the messages received before the
-    first ``/clock`` (transient-local ones, say) are held and written when it comes, at
-    its time; any still held at the end are written at time 0.
+    ``use_sim_time``: see ``HoldingWriter``); publish time the message's header stamp (or
+    the stamp it starts with), else the log time.
     The file is finished (summary, indexes, footer) when the node is destroyed.
     """
 
@@ -55,12 +53,10 @@ class RecorderNode(Node):
         path = p['path'] or datetime.datetime.now(datetime.timezone.utc).strftime(
             'recording_%Y%m%d_%H%M%S.mcap')
         self.writer = McapRecordingWriter(path, p['compression'])
-        self.lock = threading.Lock()  # the writer against the final close
+        self.output = HoldingWriter(self.writer, self._now_ns)
         self.skipped: dict[str, str] = {}
         self.group = MutuallyExclusiveCallbackGroup()
         self.subscriptions_by_topic: dict[str, object] = {}
-        self.held: list[tuple[str, bytes]] = []
-        self.dropped_before_clock = 0
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         # wall-time timers: a paused simulation stops /clock, not discovery or diagnostics
         steady = Clock(clock_type=ClockType.STEADY_TIME)
@@ -77,8 +73,7 @@ class RecorderNode(Node):
             self.get_logger().warning(f'not recording {topic}: {reason}')
 
     def _discover(self) -> None:
-        with self.lock:
-            self._flush_held(self._now_ns())
+        self.output.flush()
         for topic, types in self.get_topic_names_and_types():
             if topic in self.subscriptions_by_topic or not self.selection.wants(topic):
                 continue
@@ -94,8 +89,7 @@ class RecorderNode(Node):
                  for i in publishers], self.depth)  # discovery does not carry depths
             try:
                 msg_type = message_class(types[0])
-                with self.lock:
-                    self.writer.add_topic(topic, types[0], qos)
+                self.output.add_topic(topic, types[0], qos)
             except ConfigError as error:
                 self._skip(topic, str(error))
                 continue
@@ -111,54 +105,27 @@ class RecorderNode(Node):
         now_ns = clock.now().nanoseconds
         return None if now_ns == 0 and clock.ros_time_is_active else now_ns
 
-    def _flush_held(self, now_ns: int | None) -> None:
-        """Write the held messages at ``now_ns`` (nothing while it is None); under the lock."""
-        if now_ns is not None and self.held and not self.writer.closed:
-            for topic, data in self.held:
-                self.writer.write(topic, data, now_ns)
-            self.held.clear()
-
     def _write(self, topic: str, data: bytes) -> None:
-        with self.lock:
-            if self.writer.closed:
-                return
-            now_ns = self._now_ns()
-            if now_ns is None:
-                if len(self.held) < MAX_HELD:
-                    self.held.append((topic, data))
-                else:
-                    self.dropped_before_clock += 1
-                    self.get_logger().warning(
-                        f'no /clock yet: {MAX_HELD} messages held, dropping more',
-                        throttle_duration_sec=5.0)
-                return
-            self._flush_held(now_ns)
-            self.writer.write(topic, data, now_ns)
+        if not self.output.write(topic, data):
+            self.get_logger().warning(f'no /clock yet: {MAX_HELD} messages held, dropping more',
+                                      throttle_duration_sec=5.0)
 
     def _publish_diagnostics(self) -> None:
-        counts = dict(self.writer.counts)
-        values: dict[str, object] = {'path': self.writer.path, 'topics': len(counts),
-                                     'messages': sum(counts.values()),
-                                     'held_before_clock': len(self.held),
-                                     'dropped_before_clock': self.dropped_before_clock}
-        values.update({f'messages.{topic}': n for topic, n in sorted(counts.items())})
+        values = self.output.diagnostics()
         values.update({f'skipped.{topic}': why for topic, why in sorted(self.skipped.items())})
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
             f'{self.get_fully_qualified_name()}: recording',
             'WARN' if self.skipped else 'OK',
-            f'{values["messages"]} messages on {len(counts)} topics', values)]
+            f'{values["messages"]} messages on {values["topics"]} topics', values)]
         self.diag_pub.publish(msg)
 
     def close(self) -> None:
         """Finish the file; later messages are dropped."""
-        with self.lock:
-            if self.held:
-                self.get_logger().warning(
-                    f'no /clock came: {len(self.held)} messages written at time 0')
-                self._flush_held(0)
-            self.writer.close()
+        held = self.output.close()
+        if held:
+            self.get_logger().warning(f'no /clock came: {held} messages written at time 0')
 
     def destroy_node(self) -> None:
         """Finish the file before the node goes."""

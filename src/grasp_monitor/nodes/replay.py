@@ -9,9 +9,11 @@ from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import message_class, qos_profile, resolved, run_node
+from grasp_monitor.nodes.inputs import resolved
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import message_class, qos_profile
 from grasp_monitor.nodes.replay_parameters import PARAMETERS
 from grasp_monitor.recording import PlaybackConfig, Player, TopicSelection
 from rcl_interfaces.msg import SetParametersResult

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from grasp_monitor.nodes.common import run_node
 from grasp_monitor.nodes.grasp_controller import GraspControllerNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
+from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode
 from rclpy.node import Node
 from rclpy.parameter import Parameter

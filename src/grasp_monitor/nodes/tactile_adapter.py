@@ -10,9 +10,10 @@ from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.tactile.taxel_grid import TaxelLayout
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import run_node, sensor_qos
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import sensor_qos
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import Float32MultiArray

@@ -7,9 +7,9 @@ import dataclasses
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import sensor_qos
 from grasp_monitor.nodes.interfaces import publishes
 from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.qos import sensor_qos
 from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import SimRunner

@@ -13,7 +13,7 @@ from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.app.demo.pad_forces import pad_inputs, read_pad
 from grasp_monitor.app.demo.plan import GraphPlan
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.common import EVENTS_QOS, sensor_qos
+from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState, PointCloud2

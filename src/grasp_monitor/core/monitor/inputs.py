@@ -19,8 +19,11 @@ import math
 from typing import Any, Sequence
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.frames import FrameLookupError, FrameTree
 from grasp_monitor.core.monitor.samples import GraspSample
 from grasp_monitor.core.monitor.stamp_grid import StampGrid
+from grasp_monitor.core.pad_contacts import (
+    basis_name, ObjectContacts, PadContacts, strongest_per_pad)
 import numpy as np
 import numpy.typing as npt
 
@@ -116,6 +119,11 @@ class MonitorInputs:
                               f'{list(self.config.pads)}, got {forces.shape}')
         self.grid.add(0, time_s, forces)
 
+    def update_object_contacts(self, contacts: ObjectContacts, sample: PadContacts) -> None:
+        """Take the pads' contacts with the object from the simulator's pad contacts."""
+        _, forces, pad = contacts.select(sample)
+        self.update_contacts(strongest_per_pad(forces, pad, len(contacts.pads)), sample.time_s)
+
     def update_object(self, linear_velocity: npt.ArrayLike, time_s: float) -> None:
         """Take the object's linear velocity (m/s, any frame) read at ``time_s``."""
         if self._object_index >= 0:
@@ -150,10 +158,32 @@ class MonitorInputs:
             raise ConfigError(f'{distances.size} distances for pads {list(self.config.pads)}')
         self.grid.add(self._distances_index, time_s, distances)
 
+    def update_frames(self, frames: FrameTree, base_frame: str) -> bool:
+        """Take the pads' distances from ``base_frame`` in ``frames``, at the stamp of their poses.
+
+        Returns:
+            False while a frame is not yet known (no /tf_static yet, say): nothing taken.
+        """
+        try:
+            distances, stamp_s = frames.distances_m(self.config.pads, base_frame)
+        except FrameLookupError:
+            return False
+        self.update_distances(distances, stamp_s)
+        return True
+
     def pad_forces_n(self) -> np.ndarray:
         """Return the latest total force on each pad, N (0 before any reading)."""
         values, _ = self.grid.latest()
         return self._forces(values)
+
+    def diagnostics(self) -> dict[str, str]:
+        """Return the diagnostic values of the inputs: pad forces, basis, samples dropped."""
+        values = {f'pad_force_n.{pad}': f'{force:.3f}'
+                  for pad, force in zip(self.config.pads, self.pad_forces_n())}
+        values.update(basis=basis_name(self.config.contacts),
+                      dropped_samples=str(self.grid.dropped),
+                      old_timeline_inputs=str(self.grid.ignored))
+        return values
 
     def _forces(self, values: Sequence[Any]) -> np.ndarray:
         n = len(self.config.pads)

@@ -1,0 +1,114 @@
+"""How every node's process runs: spinning until a signal, tearing down, exit codes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Callable
+
+from grasp_monitor.core.errors import GraspMonitorError
+import rclpy
+from rclpy._rclpy_pybind11 import RCLError
+from rclpy.exceptions import InvalidHandle
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.guard_condition import GuardCondition
+from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
+
+
+class _StopRequest:
+    """SIGINT or SIGTERM: ends the spin, and the process then tears down in one thread.
+
+    rclpy's own handler wakes the executor, then shuts the context down from its own thread:
+    an executor that wakes in between finds the context up, waits again, and is never woken
+    (seen about once in 20 demos), and one that stops on its own races that shutdown while
+    it destroys its entities (seen hanging in ``destroy_timer``). So rclpy's handlers are
+    off; Python's handler replaces KeyboardInterrupt (raised wherever the interpreter is)
+    with a flag, and the signal's byte on the wakeup fd lets a thread trigger a guard
+    condition, which wakes the executor with work to return on; the main thread then
+    destroys the nodes and shuts the context down, alone.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._lock = threading.Lock()
+        self._guard: GuardCondition | None = None
+        read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self._write_fd, False)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._on_signal)
+        signal.set_wakeup_fd(self._write_fd)
+        threading.Thread(target=self._wake, args=(read_fd,), daemon=True).start()
+
+    def watch(self, node: Node) -> None:
+        """Wake ``node``'s executor on a signal, with a guard condition of ``node``."""
+        with self._lock:
+            self._guard = node.create_guard_condition(lambda: None)
+            if self.requested:  # a signal while the node was being made
+                self._guard.trigger()
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.requested = True
+
+    def _wake(self, read_fd: int) -> None:
+        with os.fdopen(read_fd, 'rb', buffering=0) as wakeups:
+            while wakeups.read(1):
+                with self._lock:
+                    self.requested = True
+                    if self._guard is not None:
+                        try:
+                            self._guard.trigger()
+                        except InvalidHandle:
+                            pass  # its node went first
+
+    def close(self) -> None:
+        """Stop listening, before the guard condition goes with its node; the thread ends."""
+        with self._lock:
+            self._guard = None
+        signal.set_wakeup_fd(-1)
+        os.close(self._write_fd)
+
+
+def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = None) -> int:
+    """Create the node(s), spin them in one executor until shutdown, clean up (Humble to Kilted).
+
+    Args:
+        factory: creates one node, or several that share the process.
+        args: command-line arguments, ROS arguments included.
+
+    Returns:
+        0, or 2 after a configuration error or arguments rcl cannot read (the reason
+        on stderr).
+    """
+    stop = _StopRequest()
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    except RCLError as error:  # e.g. a params file that does not parse
+        stop.close()
+        print(f'error: {error}', file=sys.stderr)
+        return 2
+    nodes: list[Node] = []
+    try:
+        made = factory()
+        nodes = made if isinstance(made, list) else [made]
+        # One thread: a node's callbacks share one mutually exclusive group anyway, and a
+        # pool's hand-offs under the GIL cost CPU and starve callbacks on a loaded machine.
+        executor = SingleThreadedExecutor()
+        for node in nodes:
+            executor.add_node(node)
+        stop.watch(nodes[0])
+        while not stop.requested and rclpy.ok():
+            executor.spin_once()
+    except GraspMonitorError as error:
+        print(f'error: {error}', file=sys.stderr)
+        return 2
+    except ExternalShutdownException:
+        pass
+    finally:
+        stop.close()
+        for node in reversed(nodes):
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0

@@ -1,0 +1,48 @@
+"""core/metrics_feed.py: the metrics' inputs on the grid of stamps, records, status."""
+
+from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.metrics_feed import MetricsFeed
+from grasp_monitor.core.monitor import Command, EventRecord
+from grasp_monitor.core.values import BodyState
+import numpy as np
+import pytest
+
+
+def still(name, y_m, time_s):
+    return BodyState(name, [0, y_m, 0], [1.0, 0, 0, 0], np.zeros(3), np.zeros(3), time_s)
+
+
+def feed_step(feed, time_s, object_y_m=0.0):
+    """Feed the object at object_y_m, pads at y = +-0.03 m, one taxel each pressing 1 N."""
+    feed.add_body('object', still('object', object_y_m, time_s))
+    for pad, y_m, sign in (('left', 0.03, 1.0), ('right', -0.03, -1.0)):
+        feed.add_body(pad, still(pad, y_m, time_s))
+        feed.add_taxels(pad, np.array([[0, -0.005 * sign, 0]]), np.array([[0, sign, 0]]),
+                        time_s)
+    return [feed.take(point) for point in feed.due()]
+
+
+def test_the_feed_samples_on_the_grid_routes_the_records_and_reports():
+    metrics = TrialMetrics(MetricsConfig('object', ('left', 'right'), 0.2, (1e-4,) * 3, 0.01))
+    feed = MetricsFeed(metrics, None, (1e-3, 1.0))
+    assert feed.names == ('object', 'left', 'right', 'tactile/left', 'tactile/right')
+    assert feed.energy_status() == ('OK', 'held', {
+        'energy_j': '0', 'threshold_j': 1.0, 'samples': 0, 'dropped_samples': 0,
+        'old_timeline_inputs': 0})
+    assert feed.criteria_status() is None
+    assert feed.add_record(EventRecord('trial_start', 0.0, 0.0, 0, 1, Command.CONTINUE)) \
+        == ([], [])
+    for i in range(4):
+        feed_step(feed, 0.01 * i, 0.001 * i)
+    assert feed.samples == 4 and feed.latest('tactile/left')[1].tolist() == [[0, 1.0, 0]]
+    energies, _ = feed.add_record(EventRecord('grasp', 0.01, 0.01, 1, 1, Command.ACTIVATE))
+    assert energies == []
+    level, message, values = feed.energy_status()
+    assert (level, message, values['energy_j']) == ('WARN', 'object moving in the hand', '0.009')
+    _, reports = feed.add_record(EventRecord('trial_end', 0.03, 0.03, 3, 1, Command.STOP))
+    assert len(reports) == 1
+    message, values = feed.criteria_status()
+    assert message == f'reward {reports[0].total:.3f}'
+    assert values['trial'] == '1' and values['basis'] == 'taxels (estimate)'
+    assert float(values['total']) == pytest.approx(reports[0].total)
+    assert (values['samples'], values['first_sample_s']) == ('4', '0.0')

@@ -1,0 +1,63 @@
+"""sim/lockstep.py without ROS: who joins, what a tick waits for, who is dropped."""
+
+from grasp_monitor.sim import lockstep
+from grasp_monitor.sim.lockstep import Lockstep
+
+
+def make(now_s=0.01, enabled=True):
+    clock, warnings = [now_s], []
+    return Lockstep(lambda: clock[0], 0.001, enabled, warnings.append), clock, warnings
+
+
+def test_a_command_on_the_timeline_joins_the_peer():
+    gate, clock, _ = make()
+    gate.command_in(0.5)  # ahead of the clock: another timeline
+    assert not gate.peer and gate.answer_s == 0.5
+    gate.command_in(0.01)
+    assert gate.peer and gate.waiting_for(0.01) == ''
+    assert gate.waiting_for(0.02) == 'servo_commands'
+    off, _, _ = make(enabled=False)
+    off.command_in(0.01)
+    assert not off.peer
+
+
+def test_a_verdict_applies_its_command_and_owes_the_next():
+    gate, clock, warnings = make(now_s=0.02)
+    forced = []
+    gate.verdict_in(0.01, 'ACTIVATE', 0.02, False, forced.append)
+    assert forced == [True] and gate.late_verdicts == 1
+    assert warnings == ['ACTIVATE for 0.0100 s applied late, at 0.0200 s']
+    assert gate.monitor and gate.waiting_for(0.02) == 'verdicts'
+    gate.verdict_in(0.02, 'CONTINUE', 0.03, True, forced.append)  # stale: leaves
+    assert forced == [True] and not gate.monitor
+    gate.verdict_in(0.5, 'STOP', 0.6, False, forced.append)  # from before a reset
+    assert forced == [True] and gate.verdict_due_s == 0.03
+    gate.reset()
+    assert gate.answer_s == -float('inf') and gate.verdict_due_s == float('inf')
+
+
+def test_a_silent_monitor_is_dropped_until_a_reset(monkeypatch):
+    monkeypatch.setattr(lockstep, 'POLL_S', 0.001)
+    gate, clock, warnings = make()
+    gate.verdict_in(0.01, 'CONTINUE', 0.01, False, lambda start: None)
+    resent = []
+    assert gate.wait(lambda: True, lambda missing: False, resent.append)
+    assert not gate.monitor and gate.monitor_dropped and gate.resends == 1 and resent == []
+    assert warnings == ['lockstep: no verdicts for 0.0100 s after 0.0 s; not waiting for '
+                        'them until a reset (are its samples on the published ticks?)']
+    gate.verdict_in(0.01, 'CONTINUE', 0.01, False, lambda start: None)
+    assert not gate.monitor
+    gate.reset()
+    gate.verdict_in(0.01, 'CONTINUE', 0.01, False, lambda start: None)
+    assert gate.monitor
+
+
+def test_a_missing_answer_resends_the_clock(monkeypatch):
+    monkeypatch.setattr(lockstep, 'POLL_S', 0.001)
+    gate, clock, _ = make()
+    gate.command_in(0.01)
+    clock[0] = 0.02
+    resent = []
+    polls = iter([True, True, True, False])
+    assert not gate.wait(lambda: next(polls), lambda missing: True, resent.append)
+    assert resent == [0.02, 0.02, 0.02] and gate.peer
