@@ -50,4 +50,3 @@ class MetricsConfig:
             raise ConfigError(f'object_mass_kg must be > 0, got {self.object_mass_kg}')
         if not self.sample_period_s > 0:
             raise ConfigError(f'sample_period_s must be > 0, got {self.sample_period_s}')
-

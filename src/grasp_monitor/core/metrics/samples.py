@@ -40,4 +40,3 @@ def stamped(time_s: float, obj: BodyState, pads: Sequence[BodyState]
     """Return the readings of a sample as of its stamp, s."""
     return (dataclasses.replace(obj, time_s=time_s),
             [dataclasses.replace(pad, time_s=time_s) for pad in pads])
-

@@ -45,9 +45,11 @@ class Timeline:
 
     @property
     def last_s(self) -> float:
+        """The stamp of its latest sample, s."""
         return self.samples[-1][0]
 
     def between(self, from_s: float, to_s: float) -> list[Sample]:
+        """Return its kept samples stamped from ``from_s`` to ``to_s``, s (within tolerance)."""
         return [sample for sample in self.samples
                 if from_s - TIME_TOLERANCE_S <= sample[0] <= to_s + TIME_TOLERANCE_S]
 

@@ -15,7 +15,7 @@ from grasp_monitor.core.energy import EnergySample, EnergyTracker, EnergyTracker
 from grasp_monitor.core.metrics.config import MetricsConfig
 from grasp_monitor.core.metrics.samples import Sample, stamped, taxel_summary
 from grasp_monitor.core.metrics.timelines import (
-    add_sample, complete, place, TIMELINE_SLACK_S, Timeline, Trial)
+    add_sample, complete, place, Timeline, TIMELINE_SLACK_S, Trial)
 from grasp_monitor.core.monitor import EventRecord, TIME_TOLERANCE_S
 from grasp_monitor.core.trial import summarize_contacts, TrialRecord
 from grasp_monitor.core.values import BodyState
@@ -183,7 +183,6 @@ class TrialMetrics:
                 if report is not None:
                     reports.append(report)
         return energies, reports
-
 
     def update(
         self, time_s: float, obj: BodyState, pads: Sequence[BodyState],

@@ -84,4 +84,3 @@ class ServoConfig:
             raise CommandError(
                 f'unknown joint {joint!r}; valid joints: {", ".join(self.joints)}',
                 'unknown_joint') from None
-

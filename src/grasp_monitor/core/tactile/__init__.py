@@ -34,12 +34,12 @@ if TYPE_CHECKING:
         LAYOUT_MODES, RESPONSE_FUNCTIONS, SPREAD_RADIUS_RESOLUTIONS, TactileConfig,
         TOUCH_FUNCTIONS)
     from grasp_monitor.core.tactile.group import PadGroup
-    from grasp_monitor.core.tactile.pad import TactilePad
-    from grasp_monitor.core.tactile.plugin import make_tactile_array
-    from grasp_monitor.core.tactile.scatter import SPARSE_SCATTER_TERMS
     from grasp_monitor.core.tactile.layout import PadLayout
     from grasp_monitor.core.tactile.mesh import body_mesh
+    from grasp_monitor.core.tactile.pad import TactilePad
+    from grasp_monitor.core.tactile.plugin import make_tactile_array
     from grasp_monitor.core.tactile.primitives import SURFACE_KINDS, surface_points
+    from grasp_monitor.core.tactile.scatter import SPARSE_SCATTER_TERMS
     from grasp_monitor.core.tactile.sensor_layout import pad_layout
     from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
     from grasp_monitor.core.tactile.taxel_grid import grid_positions, TaxelLayout, VALUES_PER_TAXEL

@@ -94,8 +94,8 @@ def geom_pose(shape: GeomShape) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_shapes(shapes: Iterable[GeomShape], pipe_geoms: Iterable[str],
-                  meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]],
-                  mode: str) -> tuple[tuple[GeomShape, ...], frozenset[str]]:
+                 meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]],
+                 mode: str) -> tuple[tuple[GeomShape, ...], frozenset[str]]:
     """Validate the inputs of ``pad_layout``."""
     if mode not in LAYOUT_MODES:
         raise ConfigError(f'layout mode {mode!r} is not one of {", ".join(LAYOUT_MODES)}')

@@ -182,7 +182,7 @@ def body_mesh(
 
 
 def mesh_layout(shapes: tuple[GeomShape, ...], resolution_m: float, pipes: frozenset[str],
-                 meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]]) -> PadLayout:
+                meshes: Mapping[int, tuple[npt.ArrayLike, npt.ArrayLike]]) -> PadLayout:
     """Mesh-mode layout: merged body mesh vertices, hidden ones deactivated."""
     from scipy.spatial import ConvexHull
     merged, geom_ids = body_mesh(shapes, resolution_m, pipes, meshes)

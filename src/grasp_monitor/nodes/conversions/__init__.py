@@ -20,7 +20,7 @@ from grasp_monitor.nodes.conversions.poses import (
     body_state_from_odometry, frame_transforms_from_msg, odometry_from_body_arrays,
     tf_message, UNIT_QUATERNION_TOLERANCE)
 from grasp_monitor.nodes.conversions.tactile import (
-    MARKER_LEVELS, TACTILE_FIELDS, tactile_cloud_from_msg, tactile_cloud_to_msg,
+    MARKER_LEVELS, tactile_cloud_from_msg, tactile_cloud_to_msg, TACTILE_FIELDS,
     tactile_markers_to_msg)
 
 __all__ = [
