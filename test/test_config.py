@@ -128,7 +128,7 @@ def test_rviz_shows_tactile_clouds_markers_and_poses_in_world_from_our_topics():
 def test_node_tables_declare_the_core_settings_once():
     """A node's parameter for a core setting is that setting: same default, range and text."""
     from grasp_monitor.core.monitor.settings import MONITOR_SETTINGS
-    from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
+    from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
     from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
     from grasp_monitor.nodes import (
         grasp_monitor_parameters, moteus_servos, mujoco_sim_parameters,

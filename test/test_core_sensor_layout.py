@@ -4,7 +4,7 @@ import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_to_matrix
-from grasp_monitor.core.tactile.sensor_layout import pad_layout, PadLayout, surface_points
+from grasp_monitor.core.tactile import pad_layout, PadLayout, surface_points
 from grasp_monitor.core.values import GeomShape
 import numpy as np
 import pytest

@@ -6,7 +6,7 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor import MonitorConfig
 from grasp_monitor.core.monitor.settings import MONITOR_SETTINGS, SETTINGS
 from grasp_monitor.core.servo import ServoConfig
-from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
 import pytest

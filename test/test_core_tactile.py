@@ -6,8 +6,8 @@ from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.plugins import create_plugin
 from grasp_monitor.core.rotations import quat_to_matrix
-from grasp_monitor.core.tactile import PadGroup, TactileConfig, TactilePad
-from grasp_monitor.core.tactile.sensor_layout import pad_layout, PadLayout
+from grasp_monitor.core.tactile import (
+    pad_layout, PadGroup, PadLayout, TactileConfig, TactilePad)
 from grasp_monitor.core.values import Contacts, GeomShape
 import numpy as np
 import pytest

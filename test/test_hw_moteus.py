@@ -12,7 +12,7 @@ import time
 from conftest import run_fresh_python
 from grasp_monitor.core.errors import CommandError, ConfigError, GraspMonitorError, HardwareError
 from grasp_monitor.core.servo import ServoCommand, ServoObservation
-from grasp_monitor.core.servo_backend import ServoBackend
+from grasp_monitor.core.servo.backend import ServoBackend
 from grasp_monitor.hardware.moteus import (
     make_transport, MoteusConfig, MoteusServos, routed_transport, ServoFault)
 from grasp_monitor.hardware.moteus_double import (

@@ -4,7 +4,7 @@ import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import servo_torque, ServoCommand
-from grasp_monitor.core.servo_backend import ServoBackend
+from grasp_monitor.core.servo.backend import ServoBackend
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene

@@ -3,7 +3,7 @@
 from typing import Any, Mapping
 
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 from grasp_monitor.sim.scene import CONES, SOLVERS

@@ -19,8 +19,8 @@ from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
-from grasp_monitor.core.servo_backend import ServoBackend
-from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.backend import ServoBackend
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.scene import Drive, Scene
 import mujoco

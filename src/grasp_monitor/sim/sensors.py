@@ -26,7 +26,7 @@ from grasp_monitor.core.errors import ConfigError, GraspMonitorError
 from grasp_monitor.core.noise import NOISE_SETTINGS, NoiseConfig, NoiseModel
 from grasp_monitor.core.plugins import create_plugin, register_plugin
 from grasp_monitor.core.servo import ServoBank, ServoConfig
-from grasp_monitor.core.servo_settings import SERVO_SETTINGS
+from grasp_monitor.core.servo.settings import SERVO_SETTINGS
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.tactile import TactilePad, TOUCH_FUNCTIONS
 from grasp_monitor.core.tactile.settings import BY_NAME as TACTILE_BY_NAME

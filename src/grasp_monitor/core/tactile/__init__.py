@@ -15,7 +15,8 @@ Response functions:
 
 ``config``: the choices; ``pad``: one pad (``compute``, one sample);
 ``group``: several pads over blocks of samples (``blocks`` does the work, with
-``candidate_grid`` and ``scatter``); ``sensor_layout``: taxels over a pad's geoms;
+``candidate_grid`` and ``scatter``); ``sensor_layout``: taxels over a pad's geoms
+(``layout`` the shared part, ``primitives`` and ``mesh`` the two modes);
 ``taxel_grid``: a hardware driver's taxel layout; ``settings``: a pad's settings,
 which ``plugin``, the ``tactile_array`` sensor plugin, takes.
 
@@ -33,11 +34,13 @@ if TYPE_CHECKING:
         LAYOUT_MODES, RESPONSE_FUNCTIONS, SPREAD_RADIUS_RESOLUTIONS, TactileConfig,
         TOUCH_FUNCTIONS)
     from grasp_monitor.core.tactile.group import PadGroup
+    from grasp_monitor.core.tactile.layout import PadLayout
+    from grasp_monitor.core.tactile.mesh import body_mesh
     from grasp_monitor.core.tactile.pad import TactilePad
     from grasp_monitor.core.tactile.plugin import make_tactile_array
+    from grasp_monitor.core.tactile.primitives import SURFACE_KINDS, surface_points
     from grasp_monitor.core.tactile.scatter import SPARSE_SCATTER_TERMS
-    from grasp_monitor.core.tactile.sensor_layout import (
-        body_mesh, pad_layout, PadLayout, SURFACE_KINDS, surface_points)
+    from grasp_monitor.core.tactile.sensor_layout import pad_layout
     from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
     from grasp_monitor.core.tactile.taxel_grid import grid_positions, TaxelLayout, VALUES_PER_TAXEL
 
@@ -49,9 +52,8 @@ _MODULES = {
     'TactilePad': 'pad',
     'make_tactile_array': 'plugin', 'TACTILE_SETTINGS': 'settings',
     'SPARSE_SCATTER_TERMS': 'scatter',
-    'body_mesh': 'sensor_layout', 'LAYOUT_MODES': 'config', 'pad_layout': 'sensor_layout',
-    'PadLayout': 'sensor_layout', 'SURFACE_KINDS': 'sensor_layout',
-    'surface_points': 'sensor_layout',
+    'body_mesh': 'mesh', 'LAYOUT_MODES': 'config', 'pad_layout': 'sensor_layout',
+    'PadLayout': 'layout', 'SURFACE_KINDS': 'primitives', 'surface_points': 'primitives',
     'grid_positions': 'taxel_grid', 'TaxelLayout': 'taxel_grid', 'VALUES_PER_TAXEL': 'taxel_grid',
 }
 

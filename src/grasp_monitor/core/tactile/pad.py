@@ -21,7 +21,7 @@ from grasp_monitor.core.tactile.blocks import _PadBlocks
 from grasp_monitor.core.tactile.candidate_grid import _CandidateGrid
 from grasp_monitor.core.tactile.config import (
     SPREAD_RADIUS_RESOLUTIONS, TactileConfig, TOUCH_FUNCTIONS)
-from grasp_monitor.core.tactile.sensor_layout import PadLayout
+from grasp_monitor.core.tactile.layout import PadLayout
 from grasp_monitor.core.values import Contacts
 import numpy as np
 import numpy.typing as npt

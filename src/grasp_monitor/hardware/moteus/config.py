@@ -8,7 +8,7 @@ from typing import Any
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import COMMAND_DEFAULTS, ServoCommand, ServoConfig
-from grasp_monitor.core.servo_settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
 import numpy as np
 import numpy.typing as npt
 

@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 from grasp_monitor.core.errors import CommandError, GraspMonitorError, HardwareError
 from grasp_monitor.core.servo import ServoCommand, ServoConfig, ServoObservation
-from grasp_monitor.core.servo_backend import ServoBackend
+from grasp_monitor.core.servo.backend import ServoBackend
 from grasp_monitor.core.values import JointStates
 from grasp_monitor.hardware.moteus.config import apply_limits, MoteusConfig
 from grasp_monitor.hardware.moteus.observation import (

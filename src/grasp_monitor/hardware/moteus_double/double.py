@@ -7,7 +7,7 @@ decodes the library's frames with its own reading of the moteus register protoco
 (reference, appendix A) rather than with the library's parser, so a disagreement between
 the two shows up as a failing test instead of cancelling out.
 
-Each simulated controller runs the moteus position law of ``core/servo.py`` on a rotor
+Each simulated controller runs the moteus position law of ``core/servo/law.py`` on a rotor
 inertia with viscous friction, integrated in output revolutions as the firmware works;
 winding temperature and bus voltage come from the core's ``ServoBank`` telemetry model.
 Faults, the firmware's own command timeout, silent (unplugged) controllers and reply

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import abc
 
-from grasp_monitor.core.servo import ServoCommand, ServoConfig, ServoObservation
+from grasp_monitor.core.servo.bank import ServoObservation
+from grasp_monitor.core.servo.command import ServoCommand
+from grasp_monitor.core.servo.config import ServoConfig
 from grasp_monitor.core.values import JointStates
 
 

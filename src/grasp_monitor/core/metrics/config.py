@@ -1,0 +1,52 @@
+"""What the metrics are computed on: ``MetricsConfig``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
+from grasp_monitor.core.errors import ConfigError
+
+
+#: When the energy metric takes its reference (see ``MetricsConfig.energy_from``).
+ENERGY_REFERENCES = ('trial_start', 'grasp')
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricsConfig:
+    """What the metrics are computed on.
+
+    Attributes:
+        object_name: the grasped object.
+        pads: the (left, right) gripper pads; also the robot bodies of the criteria.
+        object_mass_kg: mass of the object, kg.
+        object_inertia_kg_m2: (3,) principal moments of inertia about its COG, kg·m².
+        sample_period_s: nominal interval between samples, s.
+        criteria: constants of the criteria.
+        weights: weights of the total reward.
+        energy_from: when the energy metric takes its reference pose of the object in
+            each pad: ``trial_start`` (the benchmark's case: the object held from the
+            start) or ``grasp`` (a pick: before the grasp the object is not in the hand,
+            so no energy is reported, and the grasp event sets the reference).
+    """
+
+    object_name: str
+    pads: tuple[str, str]
+    object_mass_kg: float
+    object_inertia_kg_m2: tuple[float, float, float]
+    sample_period_s: float = 0.01
+    criteria: CriteriaConfig = CriteriaConfig()
+    weights: CriteriaWeights = CriteriaWeights()
+    energy_from: str = 'trial_start'
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, 'pads', tuple(self.pads))
+        if self.energy_from not in ENERGY_REFERENCES:
+            raise ConfigError(f'energy_from must be one of {", ".join(ENERGY_REFERENCES)}, '
+                              f'got {self.energy_from!r}')
+        if len(self.pads) != 2:
+            raise ConfigError(f'pads must be two names (left, right), got {list(self.pads)}')
+        if not self.object_mass_kg > 0:
+            raise ConfigError(f'object_mass_kg must be > 0, got {self.object_mass_kg}')
+        if not self.sample_period_s > 0:
+            raise ConfigError(f'sample_period_s must be > 0, got {self.sample_period_s}')

@@ -1,0 +1,79 @@
+"""Contact clouds (one point per contact) and the table of body names by id."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.pad_contacts import PadContacts
+from grasp_monitor.nodes.conversions.clock import time_from_msg, time_to_msg
+import numpy as np
+from sensor_msgs.msg import PointCloud2, PointField
+from std_msgs.msg import String
+
+#: Fields of a contacts cloud, in order: float64 point (m), normal, force (N), world
+#: frame; then int32 body ids: body1 (the pad) exerts the force on body2.
+CONTACT_FIELDS = ('x', 'y', 'z', 'nx', 'ny', 'nz', 'fx', 'fy', 'fz', 'body1', 'body2')
+_CONTACT_DTYPE = np.dtype([(name, '<f8') for name in CONTACT_FIELDS[:9]]
+                          + [(name, '<i4') for name in CONTACT_FIELDS[9:]])
+
+
+def pad_contacts_to_msg(contacts: PadContacts, frame_id: str = 'world') -> PointCloud2:
+    """Build a contacts PointCloud2 (``CONTACT_FIELDS``), one point per contact."""
+    points = np.empty(len(contacts), _CONTACT_DTYPE)
+    for i, name in enumerate(CONTACT_FIELDS[:9]):
+        array = (contacts.position_in_world, contacts.normal_in_world,
+                 contacts.force_in_world)[i // 3]
+        points[name] = array[:, i % 3]
+    points['body1'], points['body2'] = contacts.body1, contacts.body2
+    msg = PointCloud2()
+    msg.header.stamp = time_to_msg(contacts.time_s)
+    msg.header.frame_id = frame_id
+    msg.height, msg.width = 1, len(contacts)
+    msg.fields = [PointField(name=name, offset=_CONTACT_DTYPE.fields[name][1],
+                             datatype=PointField.FLOAT64 if i < 9 else PointField.INT32,
+                             count=1) for i, name in enumerate(CONTACT_FIELDS)]
+    msg.is_bigendian = False
+    msg.point_step = _CONTACT_DTYPE.itemsize
+    msg.row_step = msg.point_step * len(contacts)
+    msg.is_dense = True
+    msg.data = points.tobytes()
+    return msg
+
+
+def pad_contacts_from_msg(msg: PointCloud2) -> PadContacts:
+    """Read a contacts PointCloud2 back.
+
+    Raises:
+        CommandError: not the ``CONTACT_FIELDS`` layout, or non-finite values.
+    """
+    layout = [(f.name, f.offset, f.datatype) for f in msg.fields]
+    expected = [(name, _CONTACT_DTYPE.fields[name][1],
+                 PointField.FLOAT64 if i < 9 else PointField.INT32)
+                for i, name in enumerate(CONTACT_FIELDS)]
+    if layout != expected or msg.point_step != _CONTACT_DTYPE.itemsize or msg.is_bigendian:
+        raise CommandError(
+            f'contacts cloud must have fields {" ".join(CONTACT_FIELDS)} (float64, then '
+            f'int32) packed in {_CONTACT_DTYPE.itemsize} bytes, got '
+            f'{" ".join(name for name, _, _ in layout)} in {msg.point_step}', 'wrong_layout')
+    count = msg.width * msg.height
+    if len(msg.data) != _CONTACT_DTYPE.itemsize * count:
+        raise CommandError(f'contacts cloud holds {len(msg.data)} bytes for {count} points',
+                           'wrong_length')
+    points = np.frombuffer(bytes(msg.data), dtype=_CONTACT_DTYPE)
+    values = np.stack([points[name] for name in CONTACT_FIELDS[:9]], axis=1)
+    if not np.isfinite(values).all():
+        raise CommandError(f'contacts cloud holds {np.count_nonzero(~np.isfinite(values))} '
+                           'non-finite values', 'not_finite')
+    return PadContacts(values[:, 0:3], values[:, 3:6], values[:, 6:9], points['body1'],
+                       points['body2'], time_from_msg(msg.header.stamp))
+
+
+def body_names_to_msg(names: Sequence[str]) -> String:
+    """Build the table of body names by id: one name a line, line i = body id i."""
+    return String(data='\n'.join(names))
+
+
+def body_names_from_msg(msg: String) -> tuple[str, ...]:
+    """Read the table of body names by id back."""
+    return tuple(msg.data.split('\n'))
