@@ -11,8 +11,16 @@ import numpy as np
 import numpy.typing as npt
 
 
-def _per_joint(value: npt.ArrayLike, n: int, name: str) -> np.ndarray:
-    array = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+def per_joint(value: npt.ArrayLike, n: int, name: str, item: str = 'joint') -> np.ndarray:
+    """Return ``value`` as a read-only (n,) float array: one value for all, or one each.
+
+    Raises:
+        ConfigError: neither one value nor ``n``, naming ``name`` and ``item``.
+    """
+    try:
+        array = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+    except ValueError:
+        raise ConfigError(f'{name} must be one value or one per {item} ({n})') from None
     array.setflags(write=False)
     return array
 
@@ -59,7 +67,7 @@ class ServoConfig:
         object.__setattr__(self, 'joints', joints)
         for name in ('kp', 'kd', 'maximum_torque'):
             try:
-                gains = _per_joint(getattr(self, name), len(joints), name)
+                gains = per_joint(getattr(self, name), len(joints), name)
             except ValueError:
                 raise ConfigError(
                     f'{name} must be one value or one per joint ({len(joints)})') from None

@@ -8,6 +8,7 @@ from typing import Any
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import COMMAND_DEFAULTS, ServoCommand, ServoConfig
+from grasp_monitor.core.servo.config import per_joint
 from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
 import numpy as np
 import numpy.typing as npt
@@ -15,15 +16,6 @@ import numpy.typing as npt
 #: Transport kinds, each constructed on first use so this module imports without hardware.
 TRANSPORTS = ('fdcanusb', 'socketcan', 'pi3hat')
 PI3HAT_BUSES = (1, 2, 3, 4, 5)
-
-
-def _per_joint(value: npt.ArrayLike, n: int, name: str) -> np.ndarray:
-    try:
-        array = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
-    except ValueError:
-        raise ConfigError(f'{name} must be one value or one per joint ({n})') from None
-    array.setflags(write=False)
-    return array
 
 
 def _per_joint_int(value: Any, n: int, name: str) -> tuple[int, ...]:
@@ -117,14 +109,14 @@ class MoteusConfig:
         missed = self.missed_cycles_to_fault
         if isinstance(missed, bool) or not isinstance(missed, int) or missed < 1:
             raise ConfigError(f'missed_cycles_to_fault must be an integer >= 1, got {missed!r}')
-        low = _per_joint(self.position_min_rad, n, 'position_min_rad')
-        high = _per_joint(self.position_max_rad, n, 'position_max_rad')
+        low = per_joint(self.position_min_rad, n, 'position_min_rad')
+        high = per_joint(self.position_max_rad, n, 'position_max_rad')
         if np.any(np.isnan(low) | np.isnan(high)) or np.any(low >= high):
             raise ConfigError('position_min_rad must be < position_max_rad for every joint, '
                               f'got {low.tolist()} and {high.tolist()}')
         object.__setattr__(self, 'position_min_rad', low)
         object.__setattr__(self, 'position_max_rad', high)
-        limit = _per_joint(self.torque_limit_nm, n, 'torque_limit_nm')
+        limit = per_joint(self.torque_limit_nm, n, 'torque_limit_nm')
         if not np.all(np.isfinite(limit)) or np.any(limit < 0):
             raise ConfigError(f'torque_limit_nm must be finite and >= 0, got {limit.tolist()}')
         object.__setattr__(self, 'torque_limit_nm', limit)

@@ -5,15 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.servo.config import per_joint
 import numpy as np
 import numpy.typing as npt
-
-
-def _per_servo(value: npt.ArrayLike, n: int, name: str) -> np.ndarray:
-    try:
-        return np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
-    except ValueError:
-        raise ConfigError(f'{name} must be one value or one per servo ({n})') from None
 
 
 @dataclass(frozen=True)
@@ -53,7 +47,7 @@ class DoubleConfig:
         object.__setattr__(self, 'ids', ids)
         for name in ('kp_nm_per_rev', 'kd_nm_s_per_rev', 'viscous_damping_nm_s_per_rad',
                      'rotor_inertia_kg_m2', 'initial_position_rev'):
-            values = _per_servo(getattr(self, name), len(ids), name)
+            values = per_joint(getattr(self, name), len(ids), name, 'servo').copy()
             if not np.all(np.isfinite(values)):
                 raise ConfigError(f'{name} must be finite, got {values.tolist()}')
             if name != 'initial_position_rev' and np.any(values < 0):
