@@ -44,7 +44,7 @@ import platform
 import time
 
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.offline_pipeline import OfflinePipeline, PipelineConfig
+from grasp_monitor.sim.offline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene

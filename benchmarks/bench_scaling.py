@@ -24,7 +24,7 @@ import platform
 import time
 
 from grasp_monitor.core.values import Contacts
-from grasp_monitor.sim.offline_pipeline import OfflinePipeline, PipelineConfig
+from grasp_monitor.sim.offline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.sensors import pad_specs, SimTactileArrays
@@ -68,14 +68,8 @@ def pipeline_parts(scene, seconds: float) -> dict[str, float]:
     wrap(pipeline.tactile, 'compute_block', 'tactile')
     wrap(pipeline.tracker, 'update_block', 'energy')
     wrap(pipeline.monitor, 'update', 'monitor')
-    evaluate = pipeline._evaluate
     spent['evaluate'] = 0.0
-
-    def timed_evaluate(*args):
-        start = time.process_time()
-        evaluate(*args)
-        spent['evaluate'] += time.process_time() - start
-    pipeline._evaluate = timed_evaluate
+    wrap(pipeline.evaluation, 'evaluate', 'evaluate')
     start = time.process_time()
     pipeline.run(seconds)
     total = time.process_time() - start
@@ -141,7 +135,7 @@ def taxels_table(repeats: int) -> None:
         pipeline = hold_phase(resolution)
         pads = pipeline.arrays.pads
         pipeline.step_block(pipeline.block_steps)  # fills the block buffer
-        record = pipeline._record
+        record = pipeline.stepper.record
         inputs = pipeline.contact_inputs(record)
         block = timed(lambda: lambda: pipeline.tactile.compute_block(*inputs),
                       repeats) / record.shape[0]

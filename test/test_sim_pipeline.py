@@ -2,7 +2,7 @@
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.sim.backend import Simulator
-from grasp_monitor.sim.offline_pipeline import OfflinePipeline, PipelineConfig
+from grasp_monitor.sim.offline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.scenario_run import default_drive, run_scenario
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.sensors import pad_specs, SimTactileArrays

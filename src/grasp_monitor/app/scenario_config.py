@@ -160,7 +160,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         force_test, scenario_params, scene_settings)
     from grasp_monitor.nodes.tactile_sensor_parameters import PER_PAD
     from grasp_monitor.sim.scenario_run import OfflineSetup
-    from grasp_monitor.sim.offline_pipeline import PipelineConfig
+    from grasp_monitor.sim.offline import PipelineConfig
     from grasp_monitor.sim.scenes import build_scene
     from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
     from grasp_monitor.sim.sensors import pad_specs

@@ -1,6 +1,6 @@
 """Run a scenario without ROS: the engine behind ``grasp-monitor run``.
 
-The engine is ``OfflinePipeline`` (``sim.offline_pipeline``): physics every step,
+The engine is ``OfflinePipeline`` (``sim.offline``): physics every step,
 the tactile arrays of every step, the grasp monitor at the control rate, the
 energy metric of every step and, given a metrics configuration, the grasp
 criteria and reward of the trial, evaluated in blocks. ``OfflineSetup`` holds
@@ -18,7 +18,7 @@ from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.metrics import MetricsConfig
 from grasp_monitor.core.monitor import MonitorConfig
 from grasp_monitor.core.pad_contacts import basis_name
-from grasp_monitor.sim.offline_pipeline import OfflinePipeline, PipelineConfig
+from grasp_monitor.sim.offline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.scene import Drive, Scene
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.sensors import PadSpec

@@ -1,27 +1,26 @@
-"""The MuJoCo backend: the one owner of ``MjModel`` and ``MjData``.
+"""``Simulator``: the one owner of ``MjModel`` and ``MjData``; steps and hands out copies.
 
-Servo commands become MuJoCo actuator parameters: each actuated joint has an
-affine actuator whose force is ``ctrl + bias1 * q + bias2 * qdot`` clamped to
-the force range, which is the moteus law exactly when ``ctrl = tau_ff +
-kp' * q* + kd' * qdot*``, ``bias1 = -kp'``, ``bias2 = -kd'`` (kp' = kp·kp_scale).
-MuJoCo then applies the law inside every step (implicitly for the damping
-term), so stepping needs no Python per physics step and can use ``nstep``.
+Servo commands become actuator parameters (``servo_actuators``), so MuJoCo applies
+the servo law inside every step.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.frames import FrameTransforms, relative_poses, WORLD
+from grasp_monitor.core.frames import FrameTransforms
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.servo.backend import ServoBackend
 from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
+from grasp_monitor.sim.backend.external_force import ExternalForce
+from grasp_monitor.sim.backend.frame_tree import FrameTree
+from grasp_monitor.sim.backend.names import contiguous_view, resolve_body, resolve_ids
+from grasp_monitor.sim.backend.servo_actuators import ServoActuators
 from grasp_monitor.sim.scene import Drive, Scene
 import mujoco
 import numpy as np
@@ -33,32 +32,6 @@ _BAD_QACC = int(mujoco.mjtWarning.mjWARN_BADQACC)
 #: What stepping depends on: positions, velocities, warm start, controls, forces; not the
 #: sensors' and actuators' histories (large; only delayed sensors and actuators read them).
 _STATE = int(mujoco.mjtState.mjSTATE_INTEGRATION) & ~int(mujoco.mjtState.mjSTATE_HISTORY)
-
-
-def _resolve(model: mujoco.MjModel, kind: mujoco.mjtObj, names: tuple[str, ...],
-             what: str) -> np.ndarray:
-    """Ids of ``names``; an unknown name raises, listing the valid ones."""
-    count = {
-        mujoco.mjtObj.mjOBJ_BODY: model.nbody,
-        mujoco.mjtObj.mjOBJ_JOINT: model.njnt,
-        mujoco.mjtObj.mjOBJ_ACTUATOR: model.nu,
-    }[kind]
-    ids = []
-    for name in names:
-        index = mujoco.mj_name2id(model, kind, name)
-        if index < 0:
-            valid = [mujoco.mj_id2name(model, kind, i) for i in range(count)]
-            raise ConfigError(
-                f'unknown {what} {name!r}; valid: {", ".join(v for v in valid if v)}')
-        ids.append(index)
-    return np.array(ids, dtype=np.int64)
-
-
-def _view(values: np.ndarray, ids: np.ndarray) -> np.ndarray | None:
-    """``values[ids]`` as a view (it follows every step) when the ids run in order."""
-    if ids.size and np.array_equal(ids, np.arange(ids[0], ids[0] + ids.size)):
-        return values[ids[0]:ids[0] + ids.size]
-    return None
 
 
 class Simulator(ServoBackend):
@@ -84,39 +57,29 @@ class Simulator(ServoBackend):
         self._warning_counts = self.data.warning.number
         self._qvel = self.data.qvel
         model = self.model
-        joint_ids = _resolve(model, mujoco.mjtObj.mjOBJ_JOINT, scene.joints, 'joint')
+        joint_ids = resolve_ids(model, mujoco.mjtObj.mjOBJ_JOINT, scene.joints, 'joint')
         self._qpos_adr = model.jnt_qposadr[joint_ids].copy()
         self._dof_adr = model.jnt_dofadr[joint_ids].copy()
-        self._actuator_ids = _resolve(
+        self._actuator_ids = resolve_ids(
             model, mujoco.mjtObj.mjOBJ_ACTUATOR, scene.joints, 'actuator')
         tracked = tuple(dict.fromkeys(scene.objects + scene.pads))
         self.tracked_bodies = tracked
-        self._tracked_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, tracked, 'body')
-        self._pad_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, scene.pads, 'body')
-        self._robot_ids = _resolve(model, mujoco.mjtObj.mjOBJ_BODY, scene.robot_bodies, 'body')
-        self._base_id = int(_resolve(model, mujoco.mjtObj.mjOBJ_BODY, (scene.base_body,),
-                                     'body')[0])
+        self._tracked_ids = resolve_ids(model, mujoco.mjtObj.mjOBJ_BODY, tracked, 'body')
+        self._pad_ids = resolve_ids(model, mujoco.mjtObj.mjOBJ_BODY, scene.pads, 'body')
+        self._robot_ids = resolve_ids(
+            model, mujoco.mjtObj.mjOBJ_BODY, scene.robot_bodies, 'body')
+        self._base_id = int(resolve_body(model, scene.base_body))
         self.servos = ServoBank(ServoConfig(
             scene.joints, scene.kp, scene.kd, scene.maximum_torque,
             command_timeout_s=command_timeout_s))
-        self._servo_force = _view(self.data.actuator_force, self._actuator_ids)
-        self._servo_velocity = _view(self.data.qvel, self._dof_adr)
-        # Every actuator of a joint becomes the servo law (affine bias, force-limited).
-        model.actuator_gaintype[self._actuator_ids] = mujoco.mjtGain.mjGAIN_FIXED
-        model.actuator_gainprm[self._actuator_ids, :] = 0.0
-        model.actuator_gainprm[self._actuator_ids, 0] = 1.0
-        model.actuator_biastype[self._actuator_ids] = mujoco.mjtBias.mjBIAS_AFFINE
-        model.actuator_forcelimited[self._actuator_ids] = 1
-        model.actuator_ctrllimited[self._actuator_ids] = 0
+        self._servo_force = contiguous_view(self.data.actuator_force, self._actuator_ids)
+        self._servo_velocity = contiguous_view(self.data.qvel, self._dof_adr)
+        self._actuators = ServoActuators(model, self.data, self._actuator_ids,
+                                         self.servos.config)
         self._velocity_buffer = np.zeros(6)
-        self._frames()
-        self._applied: ServoCommand | None = None
-        self._applied_key = b''
-        self._gains: tuple[np.ndarray, np.ndarray, np.ndarray] = ()
-        self._external_force_body = -1
-        self._force_test: tuple[ExternalForceTest, str, float, float] | None = None
-        self._force_schedule: tuple[ExternalForceTest, str, float] | None = None
-        self._force_scheduled = False  # the scheduled test started since the reset
+        self._frame_tree = FrameTree(model)
+        self.frame_names = self._frame_tree.names
+        self._external_force = ExternalForce(model, self.data, scene.objects)
         self.diverged = False
         self.reset()
 
@@ -138,13 +101,10 @@ class Simulator(ServoBackend):
         else:
             mujoco.mj_resetData(self.model, self.data)
         self.servos.reset()
-        self._force_test = None
-        self._force_scheduled = False
-        self.clear_external_force()
-        self._applied = None
-        self._applied_key = b''
+        self._external_force.reset()
+        self._actuators.forget()
         self.diverged = False
-        self._apply(self.servos.active_command(self.time_s))
+        self._actuators.apply(self.servos.active_command(self.time_s))
         mujoco.mj_forward(self.model, self.data)
 
     @property
@@ -164,31 +124,6 @@ class Simulator(ServoBackend):
     def close(self) -> None:
         """Nothing to release: the model and data go with the simulator."""
 
-    def _apply(self, command: ServoCommand) -> None:
-        if command is self._applied:
-            return
-        table = command.table
-        # Gains, limits and which targets are set: while they stay, only ctrl changes.
-        key = table[3:].tobytes() + np.isnan(table[0]).tobytes()
-        if key != self._applied_key:
-            kp = self.servos.config.kp * command.kp_scale
-            kd = self.servos.config.kd * command.kd_scale
-            has_position = ~np.isnan(command.position)
-            kp = np.where(has_position, kp, 0.0)
-            ids = self._actuator_ids
-            self.model.actuator_biasprm[ids, 0] = 0.0
-            self.model.actuator_biasprm[ids, 1] = -kp
-            self.model.actuator_biasprm[ids, 2] = -kd
-            self.model.actuator_forcerange[ids, 0] = -command.maximum_torque
-            self.model.actuator_forcerange[ids, 1] = command.maximum_torque
-            self._gains = kp, kd, has_position
-            self._applied_key = key
-        kp, kd, has_position = self._gains
-        target = np.where(has_position, command.position, 0.0)
-        self.data.ctrl[self._actuator_ids] = (
-            command.feedforward_torque + kp * target + kd * command.velocity)
-        self._applied = command
-
     def apply_control(self) -> None:
         """Set the actuators and the external force for the time now, without stepping.
 
@@ -198,19 +133,10 @@ class Simulator(ServoBackend):
         control rate.
         """
         if self.drive is not None and self.servos.last_command_time_s is None:
-            self._apply(self.drive(self.time_s))
+            self._actuators.apply(self.drive(self.time_s))
         else:
-            self._apply(self.servos.active_command(self.time_s))
-        schedule = self._force_schedule
-        if schedule is not None and not self._force_scheduled \
-                and self.time_s >= schedule[2] - 0.5 * self.timestep_s:
-            self._force_scheduled = True
-            self.start_force_test(schedule[0], schedule[1])
-        if self._force_test is not None:
-            test, body, mass_kg, start_s = self._force_test
-            since_s = self.time_s - start_s
-            self.set_external_force(body, test.force_in_world(
-                since_s, mass_kg, int(round(since_s / self.timestep_s))))
+            self._actuators.apply(self.servos.active_command(self.time_s))
+        self._external_force.apply()
 
     def instability_warnings(self) -> int:
         """How many times MuJoCo reset an unstable state (bad qpos, qvel or qacc) so far."""
@@ -289,15 +215,13 @@ class Simulator(ServoBackend):
 
     def checkpoint(self) -> tuple:
         """Return what ``rollback`` needs to return here: the state and the force test."""
-        return (self.save_state(), self._force_test, self._external_force_body,
-                self.data.xfrc_applied.copy(), self.diverged, self._force_scheduled)
+        return self.save_state(), self._external_force.checkpoint(), self.diverged
 
     def rollback(self, checkpoint: tuple) -> None:
         """Go back to a ``checkpoint``: MuJoCo's state and the force test as they were."""
-        (state, self._force_test, self._external_force_body, forces, diverged,
-         self._force_scheduled) = checkpoint
+        state, external_force, diverged = checkpoint
         self.restore_state(state)
-        self.data.xfrc_applied[:] = forces
+        self._external_force.rollback(external_force)
         self.diverged = diverged
 
     def check(self) -> None:
@@ -308,21 +232,15 @@ class Simulator(ServoBackend):
     # -- external force test ----------------------------------------------------------
     def set_external_force(self, body: str, force_in_world: np.ndarray) -> None:
         """Apply a force (N, world frame) at the COM of ``body`` until cleared."""
-        body_id = int(_resolve(self.model, mujoco.mjtObj.mjOBJ_BODY, (body,), 'body')[0])
-        self.clear_external_force()
-        self.data.xfrc_applied[body_id, :3] = force_in_world
-        self._external_force_body = body_id
+        self._external_force.set_force(body, force_in_world)
 
     def clear_external_force(self) -> None:
         """Remove the external force, if any."""
-        if self._external_force_body >= 0:
-            self.data.xfrc_applied[self._external_force_body] = 0.0
-            self._external_force_body = -1
+        self._external_force.clear_force()
 
     def start_force_test(self, test: ExternalForceTest, body: str = '') -> None:
         """Pull on ``body`` (default: the first object) with ``test``'s force from now on."""
-        body = body or self.scene.objects[0]
-        self._force_test = (test, body, self.body_mass_kg(body), self.time_s)
+        self._external_force.start_test(test, body, self.time_s)
 
     def schedule_force_test(self, test: ExternalForceTest, body: str = '',
                             start_s: float = 0.0) -> None:
@@ -331,20 +249,16 @@ class Simulator(ServoBackend):
         The control tick whose time reaches ``start_s`` starts it, whoever steps
         (the node's runner or the offline pipeline), so both fling at the same tick.
         """
-        body = body or self.scene.objects[0]
-        self.body_mass_kg(body)  # a known body
-        self._force_schedule = (test, body, float(start_s))
-        self._force_scheduled = False
+        self._external_force.schedule_test(test, body, start_s)
 
     def stop_force_test(self) -> None:
         """End the external force test and remove its force."""
-        self._force_test = None
-        self.clear_external_force()
+        self._external_force.stop_test()
 
     @property
     def force_test_active(self) -> bool:
         """Whether the external force test is pulling."""
-        return self._force_test is not None
+        return self._external_force.test_active
 
     # -- state, as copies -------------------------------------------------------------
     def joint_states(self) -> JointStates:
@@ -385,46 +299,20 @@ class Simulator(ServoBackend):
             self.tracked_bodies, self.data.xpos[ids].copy(), self.data.xquat[ids].copy(),
             linear, angular, self.time_s)
 
-    def _frames(self) -> None:
-        """Split MuJoCo's body tree into moving bodies (/tf) and fixed ones (/tf_static).
-
-        A body moves in its parent when it has a joint or is a mocap body; a
-        jointless body is welded to its parent, at the model's constant pose.
-        """
-        model = self.model
-        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, i) or f'body_{i}'
-                 for i in range(model.nbody)]
-        names[0] = WORLD
-        self.frame_names = tuple(names)
-        moving = (model.body_jntnum > 0) | (model.body_mocapid >= 0)
-        moving[0] = False
-        self._moving = np.flatnonzero(moving)
-        self._moving_parents = model.body_parentid[self._moving].copy()
-        fixed = np.flatnonzero(~moving)[1:]
-        self._static_frames = FrameTransforms(
-            [names[i] for i in model.body_parentid[fixed]], [names[i] for i in fixed],
-            model.body_pos[fixed], model.body_quat[fixed], 0.0)
-        self._moving_names = (tuple(names[i] for i in self._moving_parents),
-                              tuple(names[i] for i in self._moving))
-
     def static_frame_transforms(self) -> FrameTransforms:
         """Poses of the welded (jointless) bodies in their parents (constant), stamped now."""
-        return dataclasses.replace(self._static_frames, time_s=self.time_s)
+        return self._frame_tree.static(self.time_s)
 
     def frame_transforms(self) -> FrameTransforms:
         """Poses of the moving bodies (joints, mocap) in their parents, stamped now.
 
         From the same state as ``body_arrays`` (the one the last step started from).
         """
-        data = self.data
-        translation, quaternion = relative_poses(
-            data.xpos, data.xquat, data.xmat, self._moving, self._moving_parents)
-        return FrameTransforms(*self._moving_names, translation, quaternion, self.time_s)
+        return self._frame_tree.moving(self.data, self.time_s)
 
     def body_mass_kg(self, body: str) -> float:
         """Mass of one body, kg."""
-        body_id = _resolve(self.model, mujoco.mjtObj.mjOBJ_BODY, (body,), 'body')[0]
-        return float(self.model.body_mass[body_id])
+        return float(self.model.body_mass[resolve_body(self.model, body)])
 
     def robot_distances_m(self) -> np.ndarray:
         """Distance of each robot body from the base body, m (NaN where the state is NaN)."""

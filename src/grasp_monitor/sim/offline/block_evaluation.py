@@ -1,0 +1,255 @@
+"""One block of recorded steps evaluated at once: tactile, energy, monitor and metrics.
+
+Every block: the tactile arrays of every step of the block
+(``PadGroup.compute_block``, all pads in one call; equal to
+``SimTactileArrays.compute`` after each step), ``EnergyTracker.update_block``
+over its steps, and one ``GraspMonitor`` sample per control tick built from the
+pads' contacts with the object (a pad touches when one of them reaches
+``contact_force_n``, as the monitor node reads ``contacts``) or, without
+``contacts``, from the tactile arrays (when the norm of its summed taxel forces
+reaches it, as the monitor node reads tactile clouds), the object's speed and
+the pads' distances from the base; the metrics' samples likewise from the
+contacts with the object or from the taxels. Samples are stamped with the time
+after their step, as the ROS graph stamps them; the energy metric keeps the
+benchmark's stamps (the state's own time).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Sequence
+
+from grasp_monitor.core.criteria import CriteriaReport
+from grasp_monitor.core.energy import EnergyTracker
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, GraspSample
+from grasp_monitor.core.tactile import PadGroup
+from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.offline.sensor_layout import SensorLayout
+from grasp_monitor.sim.offline.values import PipelineConfig
+from grasp_monitor.sim.sensors import SimTactileArrays
+import numpy as np
+
+_log = logging.getLogger(__name__)
+
+
+class BlockEvaluation:
+    """What the monitor, the energy metric and the metrics made of the blocks so far.
+
+    Args:
+        config: the pipeline's configuration.
+        sim: the simulator (its force test starts and stops on the monitor's commands).
+        arrays: the tactile pads.
+        layout: where the recorded sensors sit.
+        tracker: the energy metric.
+        monitor: the grasp monitor.
+        steps_per_monitor_sample: physics steps between two monitor samples.
+        metrics: the grasp criteria's configuration (None: none).
+
+    Attributes:
+        tactile: the pads as one group, computed together every block.
+        metrics: the trial's metrics (None without a ``metrics`` config).
+        report: the criteria of the trial, once it ended (None before).
+        values: per pad, the (S, N, width) taxel values of the last block.
+        events: every record the monitor emitted, in order.
+        peak_contact_force_n: per pad, the highest norm of its summed taxel forces, N.
+        contact_overflows: steps in which a pad had more contacts than slots.
+    """
+
+    def __init__(self, config: PipelineConfig, sim: Simulator, arrays: SimTactileArrays,
+                 layout: SensorLayout, tracker: EnergyTracker, monitor: GraspMonitor,
+                 steps_per_monitor_sample: int, metrics: MetricsConfig | None = None) -> None:
+        self.config = config
+        self.sim = sim
+        self.arrays = arrays
+        self.tactile = PadGroup(arrays.pads)
+        self.layout = layout
+        self.tracker = tracker
+        self.monitor = monitor
+        self.steps_per_monitor_sample = steps_per_monitor_sample
+        specs = arrays.specs
+        self.metrics = TrialMetrics(metrics) if metrics is not None else None
+        self.report: CriteriaReport | None = None
+        if metrics is not None:
+            self._metrics_pads = [[spec.name for spec in specs].index(pad)
+                                  for pad in metrics.pads]
+            if not config.contacts and any(
+                    specs[i].settings['touch'] not in PAD_FRAME_TOUCH_FUNCTIONS
+                    for i in self._metrics_pads):
+                raise ConfigError('the metrics read taxel forces in the pad frame: touch must '
+                                  f'be one of {", ".join(PAD_FRAME_TOUCH_FUNCTIONS)}')
+            # as a tactile cloud carries them: float32
+            self._taxels_in_pad = [
+                _as_cloud(arrays.pads[i].positions_in_pad) for i in self._metrics_pads]
+            self.steps_per_sample = max(1, round(metrics.sample_period_s / sim.timestep_s))
+        self.values: tuple[np.ndarray, ...] = ()
+        self.events: list[EventRecord] = []
+        self.peak_contact_force_n = np.zeros(len(specs))
+        self.contact_overflows = 0
+        self._grasped = False
+
+    def state(self) -> tuple:
+        """Return what a block changes besides ``events`` (which only grow), for ``restore``."""
+        return (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
+                self.peak_contact_force_n, self.contact_overflows, self.values)
+
+    def restore(self, state: tuple, events: int) -> None:
+        """Go back to a (copied) ``state`` and the first ``events`` events."""
+        (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
+         self.peak_contact_force_n, self.contact_overflows, self.values) = state
+        del self.events[events:]
+
+    def contact_inputs(self, record: np.ndarray) -> tuple[Any, ...]:
+        """Return the ``PadGroup.compute_block`` arguments of every pad from recorded rows.
+
+        Counts the steps in which a pad had more contacts than slots.
+        """
+        inputs, found = self.layout.contact_inputs(record)
+        slots = self.config.contact_slots
+        for pad, contacts in enumerate(found):
+            overflows = int(np.count_nonzero(contacts > slots))
+            if overflows and not self.contact_overflows:
+                _log.warning('pad %r had %d contacts, more than its %d sensor slots; the rest '
+                             'are lost (raise contact_slots)', self.arrays.specs[pad].name,
+                             int(contacts.max()), slots)
+            self.contact_overflows += overflows
+        return inputs
+
+    def evaluate(self, record: np.ndarray, state_time_s: np.ndarray, first_step: int,
+                 stop_at_command: bool = False) -> int | None:
+        """Tactile, energy and monitor samples of one block of recorded rows.
+
+        Args:
+            record: the block's rows, one per step.
+            state_time_s: (S,) the time of the state each row holds, s.
+            first_step: steps of the run before the block.
+            stop_at_command: a command of the monitor that changes the physics before
+                the block's last sample ends the evaluation there (the block is to be
+                stepped again).
+
+        Returns:
+            After which step of the run the last such command came (None: none).
+        """
+        command_step = None
+        self.values = self.tactile.compute_block(*self.contact_inputs(record))
+        events_before = len(self.events)
+        layout = self.layout
+        self.tracker.update_block(state_time_s, *layout.frame_arrays(record))
+        # One monitor sample every steps_per_monitor_sample steps of the run.
+        ticks = np.flatnonzero(
+            (first_step + np.arange(1, record.shape[0] + 1)) % self.steps_per_monitor_sample == 0)
+        every = np.stack([_norm(pad.value_sum) for pad in self.arrays.pads], axis=1)
+        np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
+        at_ticks = record[ticks]
+        totals = layout.strongest_object_contacts(at_ticks) if self.config.contacts \
+            else every[ticks]
+        speed = layout.object_speed(at_ticks)
+        distance = layout.pad_distances(at_ticks)
+        stamps = state_time_s[ticks] + self.sim.timestep_s
+        update = self.monitor.update
+        for index, sample in enumerate(GraspSample.trusted_series(
+                stamps, totals >= self.config.contact_force_n, speed, distance)):
+            result = update(sample)
+            if result.records:
+                self.events.extend(result.records)
+            if self._acts(result.command):
+                command_step = first_step + int(ticks[index]) + 1
+                if stop_at_command and ticks[index] < record.shape[0] - 1:
+                    return command_step
+                self._react(result.command)
+        if self.metrics is not None:
+            self._measure(record, state_time_s, first_step, self.events[events_before:])
+        return command_step
+
+    def _measure(self, record: np.ndarray, state_time_s: np.ndarray, first_step: int,
+                 records: Sequence[EventRecord]) -> None:
+        """Take the block's metrics samples and monitor records in stamp order.
+
+        At one stamp: the trial's start and events, then the sample, then its end,
+        as the metrics node orders them by stamp whatever the order they came in.
+        """
+        per_sample = self.steps_per_sample
+        rows = np.flatnonzero((first_step + np.arange(1, record.shape[0] + 1)) % per_sample == 0)
+        stamps = state_time_s + self.sim.timestep_s
+        queue = [(r.time_s, 2 if r.kind == 'trial_end' else 0, index, r)
+                 for index, r in enumerate(records)]
+        queue += [(float(stamps[row]), 1, int(row), None) for row in rows]
+        for _, order, row, event in sorted(queue, key=lambda item: item[:3]):
+            if event is not None:
+                self._metrics_event(event)
+            elif self.report is None:  # one trial per run
+                add = self.metrics.add_contacts if self.config.contacts else self.metrics.add
+                add(float(stamps[row]), *self._metrics_sample(record[row], row))
+
+    def _metrics_sample(self, values: np.ndarray, row: int) -> tuple[Any, ...]:
+        """Return one row as the metrics node's inputs: object, pads, taxels in the pads.
+
+        With ``contacts``: object, pads, and the contacts of the pads with the object.
+        """
+        config = self.metrics.config
+        obj, *pads = (self.layout.body_state(values, body)
+                      for body in (config.object_name, *config.pads))
+        if self.config.contacts:
+            return (obj, pads, *self.layout.object_contacts(values, self._metrics_pads))
+        forces = []
+        for pad in self._metrics_pads:
+            force = self.values[pad][row]
+            if force.shape[1] == 1:  # a scalar touch function: the cloud's fz
+                force = np.concatenate([np.zeros((force.shape[0], 2)), force], axis=1)
+            forces.append(_as_cloud(force))
+        return obj, pads, self._taxels_in_pad, forces
+
+    def _metrics_event(self, record: EventRecord) -> None:
+        """Pass a monitor record to the metrics, as the node takes them from the topic."""
+        if record.kind == 'trial_start':
+            self.metrics.start(record.trial_id, record.time_s, record.reset_from_s)
+        elif record.kind == 'trial_end':
+            self.metrics.add_event(record)
+            reports = self.metrics.end(record.time_s,
+                                       record.details.get('reason') == 'time_reset')[1]
+            if reports:
+                self.report = reports[-1]
+        else:
+            self.metrics.add_event(record)
+
+    def end_trial(self, reason: str = 'end of run') -> tuple[EventRecord, ...]:
+        """End the open trial (as the monitor's stop service does); return its records."""
+        records = tuple(self.monitor.stop_trial(reason))
+        self.events.extend(records)
+        if self.metrics is not None:
+            for record in records:
+                self._metrics_event(record)
+        if records and self.sim.force_test_active:
+            self.sim.stop_force_test()
+        return records
+
+    def _acts(self, command: Command) -> bool:
+        """Whether ``command`` changes the physics: starts or stops the force test."""
+        if command is Command.ACTIVATE:
+            return self.config.force_test is not None and self.config.force_on_grasp \
+                and not self._grasped
+        return command is Command.STOP and self.sim.force_test_active
+
+    def _react(self, command: Command) -> None:
+        """Start the force test on a grasp, stop it when the trial stops."""
+        test = self.config.force_test
+        if command is Command.ACTIVATE and test is not None and self.config.force_on_grasp \
+                and not self._grasped:
+            self._grasped = True
+            self.sim.start_force_test(test, self.config.force_body)
+        elif command is Command.STOP and self.sim.force_test_active:
+            self.sim.stop_force_test()
+
+
+def _as_cloud(values: np.ndarray) -> np.ndarray:
+    """Return ``values`` rounded to float32, as a tactile cloud carries them."""
+    return np.asarray(values, np.float32).astype(float)
+
+
+def _norm(value_sum: np.ndarray) -> np.ndarray:
+    """Return (S,) the magnitude of each sample's summed taxel values (S, width), N."""
+    if value_sum.shape[1] == 1:
+        return np.abs(value_sum[:, 0])
+    return np.sqrt(np.einsum('si,si->s', value_sum, value_sum))

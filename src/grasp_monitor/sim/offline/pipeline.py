@@ -1,0 +1,192 @@
+"""``OfflinePipeline``: a scene run offline, its pieces tied together.
+
+The simulator with the pipeline's sensors (``sensor_layout``), the tactile pads,
+the energy metric, the monitor and the metrics, evaluated a block at a time
+(``block_evaluation``) of steps recorded and, on a monitor's command, stepped
+again (``block_stepper``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+from grasp_monitor.core.energy import compile_block_scoring, EnergyTracker, EnergyTrackerConfig
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.metrics import MetricsConfig
+from grasp_monitor.core.monitor import EventRecord, GraspMonitor, MonitorConfig
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.offline.block_evaluation import BlockEvaluation
+from grasp_monitor.sim.offline.block_stepper import BlockStepper
+from grasp_monitor.sim.offline.sensor_layout import SensorLayout, with_pipeline_sensors
+from grasp_monitor.sim.offline.values import PipelineConfig, PipelineResult
+from grasp_monitor.sim.scene import Drive, Scene
+from grasp_monitor.sim.sensors import pad_specs, PadSpec, SimTactileArrays
+import mujoco
+import numpy as np
+
+
+def _forward(owner: str, name: str) -> Any:
+    """Return a read-only property for ``self.<owner>.<name>``."""
+    return property(lambda self: getattr(getattr(self, owner), name))
+
+
+class OfflinePipeline:
+    """A scene run offline: physics every step, the rest in blocks (package docstring).
+
+    Args:
+        scene: the scenario (two pads: left, right).
+        config: rates, block size, sensor slots, force test.
+        pads: tactile pads (default: every pad of the scene with default settings).
+        monitor: the monitor's configuration (default: rostok's constants at the
+            control rate, the pads as the robot bodies).
+        drive: commands over time (default: the scene's).
+        metrics: the grasp criteria and their reward, as the metrics node computes
+            them (None: none); its object and pads must be the scene's objects
+            and pads, its pads tactile pads too.
+
+    Attributes:
+        sim: the simulator (its model has the pipeline's sensors).
+        arrays: the tactile pads.
+        tactile: the pads as one group, computed together every block.
+        tracker: the energy metric.
+        monitor: the grasp monitor.
+        metrics: the trial's metrics (None without a ``metrics`` config).
+        report: the criteria of the trial, once it ended (None before).
+        values: per pad, the (S, N, width) taxel values of the last block.
+        block_time_s: (S,) time stamps of the last block's steps, s.
+        evaluation: what evaluates each block (``BlockEvaluation``).
+        stepper: what steps the blocks (``BlockStepper``).
+    """
+
+    tracker = _forward('evaluation', 'tracker')
+    monitor = _forward('evaluation', 'monitor')
+    metrics = _forward('evaluation', 'metrics')
+    report = _forward('evaluation', 'report')
+    values = _forward('evaluation', 'values')
+    events = _forward('evaluation', 'events')
+    peak_contact_force_n = _forward('evaluation', 'peak_contact_force_n')
+    contact_overflows = _forward('evaluation', 'contact_overflows')
+    steps = _forward('stepper', 'steps')
+    block_time_s = _forward('stepper', 'block_time_s')
+
+    def __init__(self, scene: Scene, config: PipelineConfig | None = None,
+                 pads: Sequence[PadSpec] | None = None,
+                 monitor: MonitorConfig | None = None, drive: Drive | None = None,
+                 metrics: MetricsConfig | None = None) -> None:
+        self.config = config if config is not None else PipelineConfig()
+        specs = tuple(pads) if pads is not None else pad_specs(scene.pads)
+        bodies = [spec.body or spec.name for spec in specs]
+        # The bodies the graph has ground truth of: the monitor's object, the metrics'.
+        truth = [self.config.object_body or scene.objects[0]]
+        if metrics is not None:
+            truth += [metrics.object_name, *metrics.pads]
+            tactile = [spec.name for spec in specs]
+            missing = [pad for pad in metrics.pads if pad not in tactile]
+            if missing:
+                raise ConfigError(f'metrics pad {missing[0]!r} is no tactile pad; valid: '
+                                  f'{", ".join(tactile)}')
+        tracked = scene.objects + scene.pads
+        for body in truth:
+            if body not in tracked:
+                raise ConfigError(f'body {body!r} has no ground truth in scene {scene.name}; '
+                                  f'valid: {", ".join(tracked)}')
+        truth = list(dict.fromkeys(truth))
+        if self.config.contacts and metrics is not None and metrics.object_name != truth[0]:
+            raise ConfigError(f'the metrics object {metrics.object_name!r} must be the '
+                              f"monitor's, {truth[0]!r}: the contacts are those with it")
+        scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth,
+                                      truth[0] if self.config.contacts else '')
+        self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
+        self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
+        if self.config.force_start_s > 0.0 and self.config.force_test is not None:
+            self.sim.schedule_force_test(self.config.force_test, self.config.force_body,
+                                         self.config.force_start_s)
+        arrays = SimTactileArrays(self.sim, specs)
+        self.arrays = arrays
+        model = self.sim.model
+        dt = self.sim.timestep_s
+        self.steps_per_tick = max(1, round(1.0 / (self.config.control_rate_hz * dt)))
+        rate = self.config.sample_rate_hz or self.config.control_rate_hz
+        self.steps_per_monitor_sample = max(1, round(1.0 / (rate * dt)))
+        if self.steps_per_monitor_sample % self.steps_per_tick:
+            raise ConfigError(f'the monitor samples every {self.steps_per_monitor_sample} '
+                              f'steps, not a whole number of control ticks of '
+                              f'{self.steps_per_tick} steps: make sample_rate_hz divide '
+                              f'control_rate_hz ({self.config.control_rate_hz} Hz)')
+        self.ticks_per_block = max(1, round(self.config.block_s / (self.steps_per_tick * dt)))
+        self.block_steps = self.steps_per_tick * self.ticks_per_block
+        objects = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+                   for name in scene.objects]
+        tracker = EnergyTracker(EnergyTrackerConfig(
+            scene.objects, model.body_mass[objects], model.body_inertia[objects],
+            gripper_names=scene.pads, dt_s=dt))
+        compile_block_scoring()  # here, not in the first block
+        sample_s = self.steps_per_monitor_sample * dt
+        grasp_monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
+            sensor_period_s=sample_s, robot_bodies=tuple(spec.name for spec in specs)))
+        layout = SensorLayout(model, scene, bodies, self.config.contact_slots, truth,
+                              self.config.contacts)
+        self.evaluation = BlockEvaluation(
+            self.config, self.sim, arrays, layout, tracker, grasp_monitor,
+            self.steps_per_monitor_sample, metrics)
+        self.tactile = self.evaluation.tactile
+        self.stepper = BlockStepper(self.sim, self.evaluation, self.steps_per_tick,
+                                    self.block_steps)
+
+    def run(self, duration_s: float, real_time_factor: float = 0.0) -> PipelineResult:
+        """Simulate ``duration_s`` of simulated time (whole control ticks) and report.
+
+        Args:
+            duration_s: simulated seconds.
+            real_time_factor: pace blocks against the wall clock; 0 runs as
+                fast as possible.
+        """
+        sim = self.sim
+        dt = sim.timestep_s
+        total = max(1, round(duration_s / (self.steps_per_tick * dt))) * self.steps_per_tick
+        start = time.perf_counter()
+        sim_start_s = sim.time_s
+        done = 0
+        while done < total and not sim.diverged:
+            count = min(self.block_steps, total - done)
+            self.step_block(count)
+            done += count
+            if real_time_factor > 0:
+                delay = start + (sim.time_s - sim_start_s) / real_time_factor \
+                    - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+        wall_s = time.perf_counter() - start
+        peak = self.tracker.peak_energy_j
+        finite = np.where(np.isnan(peak), -np.inf, peak)
+        best = int(finite.argmax())
+        return PipelineResult(
+            steps=self.steps, sim_time_s=sim.time_s, wall_time_s=wall_s,
+            diverged=sim.diverged, events=tuple(self.events),
+            peak_contact_force_n=tuple(float(f) for f in self.peak_contact_force_n),
+            peak_energy_j=float(peak[best]),
+            peak_energy_time_s=float(self.tracker.peak_time_s[best]),
+            energy_failed=self.tracker.failed, contact_overflows=self.contact_overflows)
+
+    def step_block(self, count: int) -> None:
+        """Step ``count`` physics steps (whole ticks, at most ``block_steps``), then evaluate.
+
+        A monitor command before the block's last sample sends the block back to its
+        start, to be stepped to that sample, commanded, then stepped on (``block_stepper``).
+
+        Raises:
+            ConfigError: ``count`` out of range or not whole ticks.
+        """
+        self.stepper.step_block(count)
+
+    def contact_inputs(self, record: np.ndarray) -> tuple[Any, ...]:
+        """Return the ``PadGroup.compute_block`` arguments of every pad from recorded rows.
+
+        Counts the steps in which a pad had more contacts than slots.
+        """
+        return self.evaluation.contact_inputs(record)
+
+    def end_trial(self, reason: str = 'end of run') -> tuple[EventRecord, ...]:
+        """End the open trial (as the monitor's stop service does); return its records."""
+        return self.evaluation.end_trial(reason)
