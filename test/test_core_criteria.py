@@ -3,14 +3,14 @@
 import math
 
 from grasp_monitor import testing as script
-from grasp_monitor.core.criteria import (
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.metrics.criteria import (
     CRITERIA, CriteriaConfig, CriteriaReport, CriteriaWeights, evaluate_criteria,
     final_position_criterion, force_criterion, grasp_index, grasp_time_criterion,
     instant_contacting_link_criterion, instant_force_criterion, object_cog_criterion,
     time_criterion)
-from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.metrics.trial import ContactSummary, TrialRecord
 from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, MonitorConfig
-from grasp_monitor.core.trial import ContactSummary, TrialRecord
 import numpy as np
 import pytest
 

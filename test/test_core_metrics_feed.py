@@ -1,7 +1,7 @@
-"""core/metrics_feed.py: the metrics' inputs on the grid of stamps, records, status."""
+"""core/metrics/feed.py: the metrics' inputs on the grid of stamps, records, status."""
 
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
-from grasp_monitor.core.metrics_feed import MetricsFeed
+from grasp_monitor.core.metrics.feed import MetricsFeed
 from grasp_monitor.core.monitor import Command, EventRecord
 from grasp_monitor.core.values import BodyState
 import numpy as np

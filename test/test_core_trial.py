@@ -3,9 +3,9 @@
 import math
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.monitor import Command, EventRecord
-from grasp_monitor.core.trial import (
+from grasp_monitor.core.metrics.trial import (
     ContactSummary, summarize_contacts, summarize_object_contacts, TrialRecord)
+from grasp_monitor.core.monitor import Command, EventRecord
 from grasp_monitor.core.values import Contacts
 import numpy as np
 import pytest

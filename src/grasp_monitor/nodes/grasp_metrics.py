@@ -9,7 +9,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.metrics import TrialMetrics
-from grasp_monitor.core.metrics_feed import MetricsFeed
+from grasp_monitor.core.metrics.feed import MetricsFeed
 from grasp_monitor.core.monitor import EventRecord
 from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.nodes import conversions

@@ -2,8 +2,8 @@
 
 from typing import Any, Mapping
 
-from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.metrics import ENERGY_REFERENCES, MetricsConfig
+from grasp_monitor.core.metrics.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Sequence
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
+from grasp_monitor.core.metrics.trial import summarize_object_contacts
 from grasp_monitor.core.monitor import GraspMonitor, GraspSample, MonitorConfig
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile import TactilePad
 from grasp_monitor.core.tactile.settings import BY_NAME as TACTILE_BY_NAME
-from grasp_monitor.core.trial import summarize_object_contacts
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenario_run import default_drive

@@ -23,8 +23,8 @@ from grasp_monitor.app.demo.series import series_from_recording
 from grasp_monitor.app.demo.watcher import DemoError, Watched, Watcher
 from grasp_monitor.app.results_dir import new_run_dir, point_latest
 from grasp_monitor.app.scenario_config import default_params_file
-from grasp_monitor.core.criteria import CRITERIA
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.metrics.criteria import CRITERIA
 from grasp_monitor.recording import message_counts
 
 

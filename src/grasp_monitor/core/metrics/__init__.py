@@ -1,8 +1,10 @@
 """Grasp metrics over trials: the energy metric every sample, the criteria at each end.
 
-``config``: what they are computed on; ``samples``: a sample's reading as contacts;
-``timelines``: which trial is on which timeline; ``trial_metrics``: ``TrialMetrics``,
-which ties them together.
+``trial``: the record of one trial; ``criteria``: rostok's criteria and their weighted
+reward over a record; ``config``: what they are computed on; ``samples``: a sample's
+reading as contacts; ``timelines``: which trial is on which timeline; ``trial_metrics``:
+``TrialMetrics``, which ties them together; ``feed``: stamped inputs sampled on the
+monitor's grid, for a node.
 """
 
 from grasp_monitor.core.metrics.config import ENERGY_REFERENCES, MetricsConfig

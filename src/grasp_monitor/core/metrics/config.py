@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from grasp_monitor.core.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.metrics.criteria import CriteriaConfig, CriteriaWeights
 
 
 #: When the energy metric takes its reference (see ``MetricsConfig.energy_from``).

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
+from grasp_monitor.core.metrics.trial import ContactSummary, summarize_contacts
 from grasp_monitor.core.rotations import quat_to_matrix
-from grasp_monitor.core.trial import ContactSummary, summarize_contacts
 from grasp_monitor.core.values import BodyState
 import numpy as np
 

@@ -21,8 +21,8 @@ from typing import Sequence
 
 from grasp_monitor.core.energy import EnergyTracker
 from grasp_monitor.core.metrics.samples import Sample
+from grasp_monitor.core.metrics.trial import TrialRecord
 from grasp_monitor.core.monitor import TIME_TOLERANCE_S
-from grasp_monitor.core.trial import TrialRecord
 
 #: Two nodes' first samples of one timeline differ by less, s (the grid's time_back_s).
 TIMELINE_SLACK_S = 0.05

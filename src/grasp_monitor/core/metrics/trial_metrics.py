@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from grasp_monitor.core.criteria import CriteriaReport, evaluate_criteria
 from grasp_monitor.core.energy import EnergySample, EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.metrics.config import MetricsConfig
+from grasp_monitor.core.metrics.criteria import CriteriaReport, evaluate_criteria
 from grasp_monitor.core.metrics.samples import Sample, stamped, taxel_summary
 from grasp_monitor.core.metrics.timelines import (
     add_sample, complete, place, Timeline, TIMELINE_SLACK_S, Trial)
+from grasp_monitor.core.metrics.trial import summarize_contacts, TrialRecord
 from grasp_monitor.core.monitor import EventRecord, TIME_TOLERANCE_S
-from grasp_monitor.core.trial import summarize_contacts, TrialRecord
 from grasp_monitor.core.values import BodyState
 import numpy as np
 

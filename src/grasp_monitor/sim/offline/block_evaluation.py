@@ -19,10 +19,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
-from grasp_monitor.core.criteria import CriteriaReport
 from grasp_monitor.core.energy import EnergyTracker
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
+from grasp_monitor.core.metrics.criteria import CriteriaReport
 from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, GraspSample
 from grasp_monitor.core.tactile import PadGroup
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS

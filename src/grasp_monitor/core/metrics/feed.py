@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from grasp_monitor.core.criteria import CriteriaReport
 from grasp_monitor.core.energy import EnergySample
 from grasp_monitor.core.metrics import TrialMetrics
+from grasp_monitor.core.metrics.criteria import CriteriaReport
 from grasp_monitor.core.monitor import EventRecord, GridPoint, InputsConfig, StampGrid
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, PadContacts
 from grasp_monitor.core.values import BodyState

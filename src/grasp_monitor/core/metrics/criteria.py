@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.trial import TrialRecord
+from grasp_monitor.core.metrics.trial import TrialRecord
 import numpy as np
 
 #: The criteria, in report order.
