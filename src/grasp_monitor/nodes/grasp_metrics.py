@@ -50,7 +50,7 @@ INTERFACES = (
 class GraspMetricsNode(Node):
     """Compute the energy metric every sample and the criteria at the end of each trial.
 
-    Samples are taken on the grid of stamps ``k / rate``: see ``core.metrics_feed``.
+    Samples are taken on the grid of stamps ``k / rate``: see ``core.metrics.feed``.
 
     Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
     Publishes: ``grasp_metrics/energy`` (Vector3Stamped: J in ``vector.x``, every sample

@@ -173,12 +173,9 @@ def energy(
         omega = to_omega(q, q_dot) + (thetadot* - thetadot)
         E     = 1/2 m vᵀv + 1/2 omegaᵀ I omega
 
-    Unlike the reference, q* first takes the sign nearest q (q* becomes -q*
-    when q*·q < 0), so -q* is the same goal as q*. In the reference a flipped
-    q* reverses the angular velocity the pose error implies (the pose term
-    is ``2 vec(q* ⊗ conj(q)) / dt``, odd in q*), which leaves a pure pose
-    error's energy alone but gets its sum with an angular velocity error
-    wrong. Quaternions are not renormalised, as in the reference.
+    q* first takes the sign nearest q (q* becomes -q* when q*·q < 0), so -q*
+    is the same goal as q* (why the reference differs: docs/deviations.md).
+    Quaternions are not renormalised, as in the reference.
 
     Args:
         mass: (...) kg, finite and > 0.

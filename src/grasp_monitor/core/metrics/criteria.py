@@ -94,8 +94,7 @@ def time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     """1 with a grasp; 0 after a contact timeout; else ``min(1, (t_end / T)²)``.
 
     ``t_end`` is the trial time of the last sample, ``T`` the planned trial
-    duration. Differs from rostok, which leaves ``(t_end / T)²`` unclipped, so
-    a trial run past ``T`` would score above a grasp.
+    duration (clipped, unlike rostok: docs/deviations.md).
     """
     if record.first_event('grasp') is not None:
         return 1.0
@@ -138,9 +137,8 @@ def object_cog_criterion(record: TrialRecord) -> float:
 def instant_force_criterion(record: TrialRecord) -> float:
     """``1 / (1 + σ)``, σ the population std (N) of the contact force magnitudes at k.
 
-    0 with no grasp or no contact at k. Differs from rostok, whose force list
-    holds (position, force) pairs, so its ``np.linalg.norm`` mixes contact
-    positions into each "magnitude"; we use the force magnitudes only.
+    0 with no grasp or no contact at k. Of the force magnitudes only (rostok's
+    differ: docs/deviations.md).
     """
     k = grasp_index(record)
     if k is None or record.contact_count[k] == 0:
@@ -233,10 +231,8 @@ def evaluate_criteria(
 ) -> CriteriaReport:
     """Compute every criterion of ``record`` and the weighted total ``Σ wᵢ rᵢ``.
 
-    Differs from rostok's ``SimulationReward``: the total sums the unrounded
-    partials (rounding is for reports only), is not negated, and is never
-    replaced by 0.02 when close to 0 (a tweak for rostok's optimiser, which
-    would hide a failed grasp).
+    The total sums the unrounded partials and is reported as it is (how this
+    differs from rostok's ``SimulationReward``: docs/deviations.md).
     """
     config = config if config is not None else CriteriaConfig()
     weights = weights if weights is not None else CriteriaWeights()
