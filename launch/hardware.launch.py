@@ -9,6 +9,7 @@ and grasp_metrics', default config/hardware.yaml), ``use_sim_time`` (default fal
 come from monitor.launch.py, with this file's ``config`` and ``use_sim_time``.
 """
 
+from grasp_monitor.nodes.launch_actions import check_tools, required
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
@@ -30,8 +31,9 @@ def generate_launch_description():
             description='Parameter file of grasp_monitor and grasp_metrics.'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='Follow /clock.'),
-        Node(package='grasp_monitor', executable='moteus_servos', output='screen',
-             parameters=[LaunchConfiguration('servos_config'), use_sim_time]),
+        check_tools(),  # before any process starts
+        *required(Node(package='grasp_monitor', executable='moteus_servos', output='screen',
+                       parameters=[LaunchConfiguration('servos_config'), use_sim_time])),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
             PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'launch',
                                   'monitor.launch.py']))),

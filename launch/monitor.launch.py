@@ -8,6 +8,7 @@ true beside a replay, which publishes the recording's /clock), and ``rviz``, ``r
 ``record_path`` of tools.launch.py.
 """
 
+from grasp_monitor.nodes.launch_actions import check_tools, required
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
@@ -26,10 +27,11 @@ def generate_launch_description():
             description='Parameter file of grasp_monitor and grasp_metrics.'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='Follow /clock (true beside a replay).'),
-        Node(package='grasp_monitor', executable='grasp_monitor', output='screen',
-             parameters=parameters),
-        Node(package='grasp_monitor', executable='grasp_metrics', output='screen',
-             parameters=parameters),
+        check_tools(),  # before any process starts
+        *required(Node(package='grasp_monitor', executable='grasp_monitor', output='screen',
+                       parameters=parameters)),
+        *required(Node(package='grasp_monitor', executable='grasp_metrics', output='screen',
+                       parameters=parameters)),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
             PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'launch',
                                   'tools.launch.py']))),

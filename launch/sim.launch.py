@@ -12,6 +12,7 @@ and ``rviz``, ``record``, ``record_path`` of tools.launch.py. The monitor and th
 come from monitor.launch.py, with this file's ``config`` and ``use_sim_time``.
 """
 
+from grasp_monitor.nodes.launch_actions import check_tools, required
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
@@ -41,12 +42,13 @@ def generate_launch_description():
                         '(default: for pick_lift only).'),
         DeclareLaunchArgument('lockstep', default_value='true',
                               description='Step a tick only once its inputs are in.'),
+        check_tools(),  # before any process starts
         # One process: the tactile sensor and the controller share the simulator's MuJoCo
         # state and ticks. No name=: it would rename every node of the process.
-        Node(package='grasp_monitor', executable='mujoco_sim', output='screen',
-             parameters=parameters + [{'scenario': scenario,
-                                       'controller': LaunchConfiguration('controller'),
-                                       'lockstep': LaunchConfiguration('lockstep')}]),
+        *required(Node(package='grasp_monitor', executable='mujoco_sim', output='screen',
+                       parameters=parameters + [{
+                           'scenario': scenario, 'controller': LaunchConfiguration('controller'),
+                           'lockstep': LaunchConfiguration('lockstep')}])),
         IncludeLaunchDescription(PythonLaunchDescriptionSource(
             PathJoinSubstitution([FindPackageShare('grasp_monitor'), 'launch',
                                   'monitor.launch.py']))),

@@ -6,6 +6,7 @@ false), ``record_path`` (the recorder's ``path``; default "": recording_<UTC dat
 time>.mcap in the current directory).
 """
 
+from grasp_monitor.nodes.launch_actions import check_tools
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.conditions import IfCondition
@@ -27,6 +28,7 @@ def generate_launch_description():
         DeclareLaunchArgument('record_path', default_value='',
                               description="The recorder's MCAP file (default: "
                               'recording_<UTC date and time>.mcap here).'),
+        check_tools(),  # rviz:=true without rviz2: say so before anything starts
         Node(package='rviz2', executable='rviz2', output='screen',
              arguments=['-d', PathJoinSubstitution(
                  [FindPackageShare('grasp_monitor'), 'config', 'grasp_monitor.rviz'])],

@@ -8,7 +8,10 @@ installed grasp_monitor (colcon build, then source install/setup.bash), is missi
 """
 
 from pathlib import Path
+import subprocess
+import sys
 import tempfile
+import time
 
 from conftest import RosHarness, wait_for
 from grasp_monitor.app.reference import node_modules, parameters_of
@@ -113,25 +116,144 @@ def assert_nodes_up(nodes: dict[str, Path], use_sim_time: bool) -> None:
         harness.close()
 
 
-def assert_trial_starts() -> None:
-    """Start a trial through the monitor's service; its trial_start event arrives."""
-    from grasp_monitor.nodes.qos import EVENTS_QOS
+def _events(client):
     from diagnostic_msgs.msg import DiagnosticStatus
+    from grasp_monitor.nodes.qos import EVENTS_QOS
+    events = []
+    client.create_subscription(
+        DiagnosticStatus, '/grasp_monitor/events',
+        lambda msg: events.append({'type': msg.name} | {kv.key: kv.value for kv in msg.values}),
+        EVENTS_QOS)
+    return events
+
+
+def _monitor_status(client):
+    from diagnostic_msgs.msg import DiagnosticArray
+    status = {}
+
+    def on_diagnostics(msg):
+        for entry in msg.status:
+            if entry.name == '/grasp_monitor: monitor':
+                status.clear()
+                status.update((kv.key, kv.value) for kv in entry.values)
+
+    client.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 10)
+    return status
+
+
+def _publish_monitor_inputs(client, pads, object_name, joints, until):
+    """Publish taxel clouds, the object's ground truth and joint states at 100 Hz."""
+    from grasp_monitor.nodes import conversions
+    from nav_msgs.msg import Odometry
+    import numpy as np
+    from sensor_msgs.msg import JointState, PointCloud2
+    clouds = {pad: client.create_publisher(PointCloud2, f'/tactile/{pad}', 10) for pad in pads}
+    odometry = client.create_publisher(Odometry, f'/ground_truth/{object_name}', 10)
+    joint_states = client.create_publisher(JointState, '/joint_states', 10)
+    positions = np.zeros((4, 3))
+    forces = np.tile([0.0, 0.0, 0.5], (4, 1))  # 2 N a pad: in contact
+    while not until():
+        stamp = client.get_clock().now()
+        time_s = stamp.nanoseconds * 1e-9
+        for pad, publisher in clouds.items():
+            publisher.publish(conversions.tactile_cloud_to_msg(positions, forces, pad, time_s))
+        msg = Odometry()
+        msg.header.stamp, msg.header.frame_id = stamp.to_msg(), 'world'
+        msg.pose.pose.orientation.w = 1.0
+        odometry.publish(msg)
+        joints_msg = JointState(name=list(joints), position=[0.0] * len(joints),
+                                velocity=[0.0] * len(joints), effort=[0.0] * len(joints))
+        joints_msg.header.stamp = stamp.to_msg()
+        joint_states.publish(joints_msg)
+        time.sleep(0.01)
+
+
+def assert_trial_waits_for_inputs_then_starts(pads=('finger_left', 'finger_right'),
+                                              object_name='object',
+                                              joints=('finger_left', 'finger_right')) -> None:
+    """Check a start with no sensor input: the id now, the trial at the first sample.
+
+    Until an input has spoken the monitor's status names the topics it waits for and no
+    trial_start comes; once the inputs flow, trial_start comes with the id the service gave.
+    """
     from std_srvs.srv import Trigger
     harness = RosHarness()
     try:
         client = harness.client('launch_test_client')
-        events = []
-        client.create_subscription(DiagnosticStatus, '/grasp_monitor/events', events.append,
-                                   EVENTS_QOS)
+        events, status = _events(client), _monitor_status(client)
         response = harness.call(client.create_client(Trigger, '/grasp_monitor/start'),
                                 Trigger.Request(), timeout_s=UP_TIMEOUT_S)
-        assert response.success
-        assert wait_for(lambda: any(e.name == 'trial_start' and {
-            kv.key: kv.value for kv in e.values}.get('trial') == response.message
-            for e in events), timeout_s=30.0), [e.name for e in events]
+        assert response.success and response.message.isdigit(), response
+        waiting = ', '.join([f'tactile/{pad}' for pad in pads]
+                            + [f'ground_truth/{object_name}', 'joint_states'])
+        assert wait_for(lambda: status.get('waiting_for') == waiting, timeout_s=30.0), status
+        assert not [e for e in events if e['type'] == 'trial_start'], events
+        started = lambda: any(e['type'] == 'trial_start'  # noqa: E731
+                              and e.get('trial') == response.message for e in events)
+        deadline = time.monotonic() + 30.0
+        _publish_monitor_inputs(client, pads, object_name, joints,
+                                lambda: started() or time.monotonic() > deadline)
+        assert started(), events
+        assert wait_for(lambda: status.get('waiting_for') == '', timeout_s=30.0), status
     finally:
         harness.close()
+
+
+def assert_documented_trial_is_the_offline_trial(config: str) -> None:
+    """Pause, reset, start the monitor and the controller, resume: the offline run's events.
+
+    The sequence README gives for sim.launch.py; the offline run reads the same file.
+    """
+    from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
+    from grasp_monitor.sim.scenario_run import run_scenario
+    from std_srvs.srv import SetBool, Trigger
+    scenario = ScenarioConfig.from_file(Path(config))
+    settings, params, setup = offline_run(scenario)
+    offline = run_scenario(scenario.scenario, None, settings, setup=setup, **params)
+    expected = [(e['type'], round(float(e['time_s']), 9)) for e in offline.events]
+    harness = RosHarness()
+    try:
+        client = harness.client('launch_test_client')
+        events = _events(client)
+
+        def call(kind, name, **request):
+            response = harness.call(client.create_client(kind, name), kind.Request(**request),
+                                    timeout_s=UP_TIMEOUT_S)
+            assert response.success, (name, response)
+            return response
+
+        call(SetBool, '/mujoco_sim/pause', data=True)
+        call(Trigger, '/mujoco_sim/reset')
+        trial = call(Trigger, '/grasp_monitor/start').message
+        call(Trigger, '/grasp_controller/start')
+        call(SetBool, '/mujoco_sim/pause', data=False)
+        ours = lambda: [e for e in events if e.get('trial') == trial]  # noqa: E731
+        assert wait_for(lambda: any(e['type'] == 'trial_end' for e in ours()),
+                        timeout_s=UP_TIMEOUT_S), events
+        assert [(e['type'], round(float(e['time_s']), 9)) for e in ours()] == expected
+    finally:
+        harness.close()
+
+
+def run_launch(launch_file: str, timeout_s: float = UP_TIMEOUT_S, **arguments: str):
+    """Run ``launch/<launch_file>`` in a LaunchService of its own process, as ``ros2 launch``.
+
+    Returns:
+        The completed process: its return code is the LaunchService's, its stdout the
+        launch's log and the nodes' output.
+    """
+    script = (
+        'import sys\n'
+        'from launch import LaunchDescription, LaunchService\n'
+        'from launch.actions import IncludeLaunchDescription\n'
+        'from launch.launch_description_sources import PythonLaunchDescriptionSource\n'
+        'service = LaunchService()\n'
+        'service.include_launch_description(LaunchDescription([IncludeLaunchDescription(\n'
+        f'    PythonLaunchDescriptionSource({str(ROOT / "launch" / launch_file)!r}),\n'
+        f'    launch_arguments={sorted(arguments.items())!r})]))\n'
+        'sys.exit(service.run())\n')
+    return subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                          timeout=timeout_s)
 
 
 def assert_recorded(topics) -> None:

@@ -294,3 +294,15 @@ def test_inputs_report_their_status_and_take_distances_once_the_frames_are_known
                                   np.tile([1.0, 0, 0, 0], (3, 1)), 1.0))
     assert inputs.update_frames(frames, 'base')
     assert inputs.due()[0].distances_from_base_m.tolist() == pytest.approx([0.03, 0.04])
+
+
+def test_missing_names_the_inputs_that_have_not_spoken_yet():
+    inputs = MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'),
+                                        use_distances=True))
+    assert inputs.missing() == ('left', 'right', 'object', 'finger_joints', 'distances')
+    inputs.update_pad('right', np.zeros((2, 3)), 1.0)
+    inputs.update_joints(['f_l', 'f_r'], [0.0, 0.0], 1.0)
+    assert inputs.missing() == ('left', 'object', 'distances')
+    assert fresh_inputs().missing() == ()
+    contacts = MonitorInputs(InputsConfig(('left', 'right'), use_object=True, contacts=True))
+    assert contacts.missing() == ('contacts', 'object')

@@ -28,8 +28,8 @@ class TestMonitorGraph(unittest.TestCase):
         support.assert_nodes_up({'grasp_monitor': CONFIG, 'grasp_metrics': CONFIG},
                                 use_sim_time=False)
 
-    def test_a_trial_starts_through_the_monitor(self):
-        support.assert_trial_starts()
+    def test_a_trial_started_before_any_input_opens_when_the_inputs_come(self):
+        support.assert_trial_waits_for_inputs_then_starts()
 
 
 @launch_testing.post_shutdown_test()

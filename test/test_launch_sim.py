@@ -39,8 +39,8 @@ class TestSimGraph(unittest.TestCase):
         support.assert_nodes_up({name: CONFIG for name in NODES}, use_sim_time=True)
         support.assert_nodes_up({'recorder': CONFIG}, use_sim_time=True)
 
-    def test_a_trial_starts_through_the_monitor(self):
-        support.assert_trial_starts()
+    def test_the_documented_service_sequence_gives_the_offline_trial(self):
+        support.assert_documented_trial_is_the_offline_trial(CONFIG)
 
     def test_the_recorder_receives_the_streams_and_the_events(self):
         support.assert_recorded(RECORDED)

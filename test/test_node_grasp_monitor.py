@@ -118,3 +118,27 @@ def test_pads_on_the_table_make_no_contact_unless_read_from_taxels(ros, tmp_path
         assert wait_for(lambda: 'contact' in kinds(events)), kinds(events)
         assert wait_for(lambda: (monitor_status(diagnostics) or {}).get('basis')
                         == 'taxels (estimate)')
+
+
+def test_a_trial_started_before_any_input_opens_at_the_first_sample(ros, tmp_path):
+    start_monitor(ros, tmp_path)
+    client = ros.client()
+    events, status = [], {}
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+
+    def on_diagnostics(msg):
+        for entry in msg.status:
+            if entry.name.endswith(': monitor'):
+                status.update((kv.key, kv.value) for kv in entry.values)
+
+    client.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 10)
+    assert ros.call(client.create_client(Trigger, 'grasp_monitor/start'),
+                    Trigger.Request()).message == '1'
+    assert wait_for(lambda: status.get('waiting_for') ==
+                    'contacts, ground_truth/object, joint_states'), status
+    assert kinds(events) == []
+    ScriptedHand(client)  # the inputs start
+    assert wait_for(lambda: 'trial_start' in kinds(events)), kinds(events)
+    assert {kv.key: kv.value for kv in events[0].values}['trial'] == '1'
+    assert wait_for(lambda: status.get('waiting_for') == ''), status

@@ -91,6 +91,9 @@ class GraspMonitorNode(Node):
             p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
             use_distances=bool(p['base_frame']), contacts=bool(p['contacts'])))
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
+        self.topics = {pad: f'tactile/{pad}' for pad in p['pads']} | {
+            'contacts': p['contacts'], 'object': f'ground_truth/{p["object"]}',
+            'finger_joints': 'joint_states', 'distances': '/tf'}
         self.base_frame = p['base_frame']
         self.frames = FrameTree()
         self.monitor = GraspMonitor(monitor_config(p))
@@ -200,6 +203,9 @@ class GraspMonitorNode(Node):
         self.trial_records = []
         self._emit(self.monitor.start_trial())
         response.success, response.message = True, str(self.monitor.trial_id)
+        if self.inputs.missing():
+            self.get_logger().info(f'trial {response.message} opens at the first sample; no '
+                                   f'input yet from {self._waiting_for()}')
         return response
 
     def _on_stop(self, request: Trigger.Request, response: Trigger.Response):
@@ -220,7 +226,8 @@ class GraspMonitorNode(Node):
 
     def _publish_diagnostics(self) -> None:
         values = self.monitor.diagnostics() | self.inputs.diagnostics()
-        values.update(refusal_counts(self.refused, 'refused_inputs'))
+        values.update(refusal_counts(self.refused, 'refused_inputs'),
+                      waiting_for=self._waiting_for())
         stale = self.inputs.sample(self._now_s()).stale
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
@@ -228,6 +235,9 @@ class GraspMonitorNode(Node):
             f'{self.get_fully_qualified_name()}: monitor', 'STALE' if stale else 'OK',
             'stale input' if stale else 'fresh input', values)]
         self.diag_pub.publish(msg)
+
+    def _waiting_for(self) -> str:
+        return ', '.join(self.topics[name] for name in self.inputs.missing())
 
     def destroy_node(self) -> None:
         """Close the event log."""

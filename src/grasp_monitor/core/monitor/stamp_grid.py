@@ -136,6 +136,10 @@ class StampGrid:
         """Whether any input has had a reading."""
         return max(self._epoch) >= 0
 
+    def silent(self) -> tuple[int, ...]:
+        """Return the inputs that have had no reading yet, by index."""
+        return tuple(i for i, epoch in enumerate(self._epoch) if epoch < 0)
+
     def latest(self) -> tuple[tuple[Any, ...], tuple[float, ...]]:
         """Return the latest value and stamp of every input (None and -inf when none)."""
         return (tuple(v[-1] if v else None for v in self._values),
