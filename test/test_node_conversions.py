@@ -82,3 +82,26 @@ def test_a_contacts_cloud_with_another_layout_is_refused():
     msg = conversions.tactile_cloud_to_msg(np.zeros((1, 3)), np.zeros((1, 3)), 'pad', 0.0)
     with pytest.raises(CommandError, match='contacts cloud must have fields x y z nx ny nz'):
         conversions.pad_contacts_from_msg(msg)
+
+
+def test_contact_arrows_start_at_the_point_scale_with_force_and_clear_the_last_ones():
+    from grasp_monitor.core.pad_contacts import PadContacts
+    from visualization_msgs.msg import Marker
+    contacts = PadContacts([[0.1, 0.2, 0.3], [0.0, 0.0, 0.4]], [[0, -1, 0], [0, 0, -1]],
+                           [[0.0, -2.0, 0.0], [0.0, 0.0, -10.0]], [3, 4], [6, 1], 2.5)
+    markers = conversions.contact_markers_to_msg(contacts, 0.01, object_ids=[6]).markers
+    assert [m.action for m in markers] == [Marker.DELETEALL, Marker.ADD, Marker.ADD]
+    assert all(m.header.frame_id == 'world' and m.header.stamp.sec == 2
+               and m.header.stamp.nanosec == 500_000_000 for m in markers)
+    on_object, on_table = markers[1:]
+    assert [(m.type, m.ns, m.id) for m in markers[1:]] == [(Marker.ARROW, 'contacts', 0),
+                                                           (Marker.ARROW, 'contacts', 1)]
+    assert [[p.x, p.y, p.z] for p in on_object.points] == \
+        [[0.1, 0.2, 0.3], pytest.approx([0.1, 0.18, 0.3])]  # 2 N at 1 cm/N
+    assert [[p.x, p.y, p.z] for p in on_table.points] == \
+        [[0.0, 0.0, 0.4], pytest.approx([0.0, 0.0, 0.3])]
+    assert on_object.color.r == 1.0 and on_table.color.r == on_table.color.g  # red, grey
+    assert (on_object.scale.x, on_object.scale.y) == conversions.ARROW_SIZES_M[:2]
+    empty = PadContacts(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), [], [])
+    assert [m.action for m in conversions.contact_markers_to_msg(empty, 0.01).markers] == \
+        [Marker.DELETEALL]

@@ -5,6 +5,7 @@ test_node_servo_interface.py; these are the hardware node's own: stop and resume
 faults, the watchdog, the final stop on shutdown and on a signal, and its configuration.
 """
 
+import io
 import json
 import math
 from pathlib import Path
@@ -17,13 +18,16 @@ from grasp_monitor.core.errors import ConfigError, HardwareError
 from grasp_monitor.hardware.moteus import LoopStats, MoteusConfig, MoteusObservation
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode, PARAMETERS, servo_statuses
+from grasp_monitor.nodes.qos import LATCHED_QOS
 import moteus
 import numpy as np
 import pytest
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from std_srvs.srv import Trigger
 import yaml
+import yourdfpy
 
 JOINTS = ['lift', 'finger_left', 'finger_right']
 IDS = (1, 2, 3)
@@ -318,3 +322,24 @@ def test_statuses_name_output_limits_silent_servos_and_a_loop_without_cycles():
     assert values(right)['mode_name'] == 'mode -1'
     loop = servo_statuses('servos', config, observation, stats, {}, running=False)[0]
     assert (loop.level, loop.message) == (DiagnosticStatus.ERROR, 'the servo loop has ended')
+
+
+def test_a_late_subscriber_gets_the_urdf_of_the_configured_gripper(ros):
+    start_servos(ros, robot_description_scenario='pick_lift')
+    client = ros.client()
+    descriptions = []
+    client.create_subscription(String, '/robot_description', descriptions.append, LATCHED_QOS)
+    assert wait_for(lambda: descriptions)
+    urdf = yourdfpy.URDF.load(io.StringIO(descriptions[0].data), build_scene_graph=False,
+                              load_meshes=False)
+    assert urdf.validate(), urdf.errors
+    # the gripper alone, its movable joints named as this node's joints: joint_states drive it
+    assert [link.name for link in urdf.robot.links] == \
+        ['world', 'base', 'palm', 'finger_left', 'finger_right']
+    assert urdf.actuated_joint_names == JOINTS
+    assert [urdf.joint_map[j].limit.lower for j in JOINTS] == [-0.05, -0.01, -0.01]
+
+
+def test_no_scenario_no_robot_description(ros):
+    node, _ = start_servos(ros)
+    assert node.get_publishers_info_by_topic('/robot_description') == []

@@ -1,5 +1,6 @@
-"""The mujoco_sim node over real rclpy and DDS: commands, refusals, services, clock, /tf."""
+"""The mujoco_sim node over real rclpy and DDS: commands, refusals, services, clock, /tf, URDF."""
 
+import io
 import math
 import time
 
@@ -11,14 +12,18 @@ from grasp_monitor.core.servo import COMMAND_FIELDS
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.qos import LATCHED_QOS, TF_QOS, TF_STATIC_LISTENER_QOS
+from grasp_monitor.sim.scenes import SCENARIOS
 from nav_msgs.msg import Odometry
 import numpy as np
+import pytest
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, PointCloud2
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import Marker, MarkerArray
+import yourdfpy
 
 PUBLISH_RATE_HZ = 100.0
 
@@ -176,8 +181,6 @@ def test_clock_rate_publishes_clock_every_kth_tick_and_joint_states_every_tick(r
 
 
 def test_bad_configuration_fails_at_construction_with_the_valid_choices(ros):
-    import pytest
-
     from grasp_monitor.core.errors import ConfigError
     with pytest.raises(ConfigError, match='not one of pick_lift, multi_block, industrial_arm'):
         start_sim(ros, scenario='juggling')
@@ -318,3 +321,73 @@ def test_contacts_carry_the_pads_contacts_with_the_bodies_they_touch(ros):
     assert (touching.normal_in_world[:, 2] < -0.99).all()
     assert touching.force_in_world[:, 2].sum() < 0.0
     assert np.allclose(np.linalg.norm(touching.normal_in_world, axis=1), 1.0)
+
+
+@pytest.mark.parametrize('scenario', SCENARIOS)
+def test_a_late_subscriber_gets_the_urdf_and_tf_places_every_link(ros, scenario):
+    sim = start_sim(ros, scenario=scenario)
+    client = ros.client()
+    dynamic, static, descriptions = [], [], []
+    client.create_subscription(TFMessage, '/tf', dynamic.append, TF_QOS)
+    client.create_subscription(TFMessage, '/tf_static', static.append, TF_STATIC_LISTENER_QOS)
+    assert wait_for(lambda: dynamic and static)
+    # joining after the node published it once, as rviz does: transient local
+    client.create_subscription(String, '/robot_description', descriptions.append, LATCHED_QOS)
+    assert wait_for(lambda: descriptions)
+    urdf = yourdfpy.URDF.load(io.StringIO(descriptions[0].data), build_scene_graph=False,
+                              load_meshes=False)
+    assert urdf.validate(), urdf.errors
+    assert urdf.robot.name == scenario
+    # what rviz's RobotModel needs: every link a frame that /tf or /tf_static carries
+    tree = FrameTree()
+    tree.update(conversions.frame_transforms_from_msg(static[0]), static=True)
+    tree.update(conversions.frame_transforms_from_msg(dynamic[-1]))
+    links = [link.name for link in urdf.robot.links]
+    assert set(links) == set(tree.frames) and len(links) == sim.sim.model.nbody
+    # each link's parent in the URDF is its parent on /tf
+    parent = {t.child_frame_id: t.header.frame_id
+              for t in static[0].transforms + dynamic[-1].transforms}
+    assert {joint.child: joint.parent for joint in urdf.robot.joints} == parent
+    # ... and the welded ones sit where /tf_static puts them
+    fixed = {joint.child: joint.origin for joint in urdf.robot.joints if joint.type == 'fixed'}
+    for transform in static[0].transforms:
+        offset = transform.transform.translation
+        np.testing.assert_allclose(fixed[transform.child_frame_id][:3, 3],
+                                   [offset.x, offset.y, offset.z], atol=1e-12)
+    assert len(descriptions) == 1
+
+
+def test_contact_markers_are_arrows_of_the_contacts_cloud(ros):
+    start_sim(ros, markers_rate=20.0, markers_scale=0.01)
+    client = ros.client()
+    contacts, markers = [], []
+    client.create_subscription(PointCloud2, 'contacts', contacts.append, 1000)
+    client.create_subscription(MarkerArray, 'contacts/markers', markers.append, 10)
+    commands = client.create_publisher(JointState, 'servo_commands', 10)
+
+    def tick_of(msg):
+        return (msg.header.stamp.sec, msg.header.stamp.nanosec)
+
+    def arrows_on_the_table():
+        # the open hand lowered onto the table: the pads press it
+        commands.publish(JointState(name=['lift', 'finger_left', 'finger_right'],
+                                    position=[-0.03, 0.0, 0.0], effort=[9.0, 0.0, 0.0]))
+        return len(markers) > 1 and len(markers[-1].markers) > 1 and any(
+            tick_of(cloud) == tick_of(markers[-1].markers[0]) for cloud in contacts)
+
+    assert wait_for(arrows_on_the_table, timeout_s=20.0)
+    first = markers[0].markers
+    assert first[0].action == Marker.DELETEALL  # even before any contact: stale arrows go
+    latest = markers[-1].markers
+    cloud = next(c for c in contacts if tick_of(c) == tick_of(latest[0]))
+    touching = conversions.pad_contacts_from_msg(cloud)
+    assert latest[0].action == Marker.DELETEALL and len(latest) == len(touching) + 1
+    for arrow, point, force in zip(latest[1:], touching.position_in_world,
+                                   touching.force_in_world):
+        assert arrow.type == Marker.ARROW and arrow.header.frame_id == 'world'
+        start, end = ([p.x, p.y, p.z] for p in arrow.points)
+        np.testing.assert_allclose(start, point)
+        np.testing.assert_allclose(end, point + 0.01 * force)
+        assert end[2] < start[2]  # the pad pushes the table down
+        # grey: the table is no object
+        assert (arrow.color.r, arrow.color.g, arrow.color.b) == pytest.approx((0.6, 0.6, 0.6))

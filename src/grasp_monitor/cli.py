@@ -155,6 +155,29 @@ def _cmd_tactile_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_urdf(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.scenario_config import ScenarioConfig
+    from grasp_monitor.nodes.mujoco_sim_parameters import scenario_params, scene_settings
+    from grasp_monitor.sim.scenes import build_scene
+    from grasp_monitor.sim.urdf import mesh_cache_dir, scene_urdf
+    config = ScenarioConfig.from_file(args.params_file) if args.params_file else \
+        ScenarioConfig.for_scenario(args.scenario)
+    if config.scenario != args.scenario:
+        raise ConfigError(f'{config.params_file} simulates {config.scenario!r}, not '
+                          f'{args.scenario!r}')
+    sim = config.node('mujoco_sim')  # the scene the simulator builds from the same file
+    scene = build_scene(args.scenario, scene_settings(sim), **scenario_params(sim))
+    if args.output is None:
+        sys.stdout.write(scene_urdf(scene, mesh_cache_dir(), args.gripper_only))
+        return 0
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(scene_urdf(scene, output.parent / f'{output.stem}_meshes',
+                                 args.gripper_only))
+    print(f'wrote {output}', file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog='grasp-monitor', description=__doc__)
@@ -265,6 +288,19 @@ def build_parser() -> argparse.ArgumentParser:
                       '(default: long enough for the contacts to settle)')
     plot.add_argument('--output-dir', default='results/tactile', help='where the PNGs go')
     plot.set_defaults(handler=_cmd_tactile_plot)
+    urdf = commands.add_parser(
+        'urdf', help="write a scenario's URDF, as mujoco_sim publishes it on /robot_description",
+        description='Write the URDF of the scene a scenario builds from its parameter file: '
+        'a link per body named as its /tf frame, the MJCF geometry and colours, joints with '
+        'limits. Mesh geoms become STL files in <output stem>_meshes/ beside the file '
+        '(with no --output: in the cache, ~/.cache/grasp_monitor/meshes).')
+    urdf.add_argument('scenario', choices=SCENARIOS)
+    urdf.add_argument('--params-file', type=Path,
+                      help='ROS parameter file (default: config/<scenario>.yaml)')
+    urdf.add_argument('--gripper-only', action='store_true',
+                      help='only the robot, no objects or table (what moteus_servos publishes)')
+    urdf.add_argument('--output', type=Path, help='write to this file (default: standard output)')
+    urdf.set_defaults(handler=_cmd_urdf)
     return parser
 
 

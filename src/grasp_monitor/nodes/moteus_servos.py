@@ -19,11 +19,12 @@ from grasp_monitor.nodes.inputs import accept_servo_command
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare
 from grasp_monitor.nodes.process import run_node
-from grasp_monitor.nodes.qos import sensor_qos
+from grasp_monitor.nodes.qos import LATCHED_QOS, sensor_qos
+from grasp_monitor.sim.scenes import SCENARIOS
 import moteus
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
 PARAMETERS = COMMON + (
@@ -52,6 +53,10 @@ PARAMETERS = COMMON + (
     Setting('read_only', False, 'Only query the controllers; never write a register.',
             read_only=True),
     Setting('publish_rate', 100.0, 'joint_states rate, Hz.', 1.0, 2000.0, read_only=True),
+    Setting('robot_description_scenario', '', 'Publish the gripper of this scenario (its '
+            'robot bodies, no objects) as URDF on /robot_description, its joints named as '
+            'the scenario\'s servos ("" = none).', choices=('',) + SCENARIOS,
+            read_only=True),
 )
 INTERFACES = (
     publishes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
@@ -61,6 +66,9 @@ INTERFACES = (
     subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor', 'as `mujoco_sim`'),
     subscribes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
                'as `mujoco_sim`'),
+    publishes('/robot_description', 'std_msgs/msg/String', 'latched',
+              "URDF of `robot_description_scenario`'s gripper, once",
+              when='robot_description_scenario'),
     service('~/stop', 'std_srvs/srv/Trigger', 'stop every servo until `~/resume`'),
     service('~/resume', 'std_srvs/srv/Trigger', 'clear latched faults, undo `~/stop`'),
 )
@@ -73,11 +81,13 @@ class MoteusServosNode(Node):
 
     Parameters: ``PARAMETERS`` (joints, ids, buses, transport, fdcanusb_paths,
     socketcan_channels, rate, reply_timeout, missed_cycles_to_fault, command_timeout,
-    position_min, position_max, torque_limit, read_only, publish_rate, qos.*).
+    position_min, position_max, torque_limit, read_only, publish_rate,
+    robot_description_scenario, qos.*).
     Publishes: ``joint_states`` (rad, rad/s, N*m; each loop observation once, at most at
     publish_rate), ``/diagnostics`` (1 Hz: the loop's achieved rate and jitter, refused
     commands by kind, watchdog; one status per servo with temperature, voltage, mode and
-    fault code, ERROR while a fault is latched).
+    fault code, ERROR while a fault is latched), ``/robot_description`` (String, once: the
+    URDF of ``robot_description_scenario``'s gripper, when set).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full``
     (Float64MultiArray), exactly as ``mujoco_sim``.
     Services: ``~/stop`` (Trigger: every servo stopped until ``~/resume``), ``~/resume``
@@ -109,11 +119,28 @@ class MoteusServosNode(Node):
         self.create_subscription(JointState, 'servo_commands', self._on_command, qos)
         self.create_subscription(Float64MultiArray, 'servo_commands/full',
                                  self._on_full_command, qos)
+        if p['robot_description_scenario']:
+            self.description_pub = self.create_publisher(
+                String, '/robot_description', LATCHED_QOS)
+            self.description_pub.publish(String(data=self._description(
+                p['robot_description_scenario'])))
         self.create_service(Trigger, '~/stop', self._on_stop)
         self.create_service(Trigger, '~/resume', self._on_resume)
         self.create_timer(1.0 / p['publish_rate'], self._publish)
         self.create_timer(1.0, self._publish_diagnostics)
         self.servos.start()
+
+    def _description(self, scenario: str) -> str:
+        """Return the URDF of a scenario's gripper; warn of joints it does not move."""
+        from grasp_monitor.sim.scenes import build_scene
+        from grasp_monitor.sim.urdf import scene_urdf
+        scene = build_scene(scenario)
+        missing = [joint for joint in self.config.joints if joint not in scene.joints]
+        if missing:
+            self.get_logger().warning(
+                f'{scenario} has no joint {", ".join(missing)}: /robot_description will not '
+                f'move with them (its joints: {", ".join(scene.joints)})')
+        return scene_urdf(scene, gripper_only=True)
 
     def _accept(self, make_command) -> None:
         accept_servo_command(self, self.refused, make_command, self.servos.set_command)

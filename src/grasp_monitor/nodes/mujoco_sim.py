@@ -18,6 +18,7 @@ from grasp_monitor.sim.lockstep import Lockstep
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
+from grasp_monitor.sim.urdf import scene_urdf
 from nav_msgs.msg import Odometry
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
@@ -26,6 +27,7 @@ from sensor_msgs.msg import JointState, PointCloud2
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
 
 
 INTERFACES = (
@@ -45,6 +47,13 @@ INTERFACES = (
               'int32 body1 body2: MuJoCo body ids, named on contacts/bodies'),
     publishes('contacts/bodies', 'std_msgs/msg/String', 'latched',
               'the body names by id, one a line (line i = body i; 0 = world), once'),
+    publishes('contacts/markers', 'visualization_msgs/msg/MarkerArray', 'default',
+              'frame `world`: a DELETEALL, then an arrow per pad contact from its point along '
+              'the force on the other body, `markers_scale` m/N long, red on an object, '
+              'at `markers_rate`'),
+    publishes('/robot_description', 'std_msgs/msg/String', 'latched',
+              'URDF of the scene (as robot_state_publisher): a link per body named as its '
+              '/tf frame, MJCF geometry, joints with limits; once'),
     diagnostics('refused commands by kind, watchdog, servo temperatures, bus voltage'),
     subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
                'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints; in '
@@ -69,12 +78,14 @@ class MujocoSimNode(Node):
 
     Parameters: see ``mujoco_sim_parameters.PARAMETERS`` (scenario, physics.*, force_test.*,
     publish_rate, clock_rate, real_time_factor, command_timeout, lockstep, controller,
-    tactile, qos.*). ``sim_process`` hosts the ``tactile_sensor`` (``tactile``) and
-    ``grasp_controller`` (``controller``) nodes on the same runner and executor.
+    markers_rate, markers_scale, tactile, qos.*). ``sim_process`` hosts the
+    ``tactile_sensor`` (``tactile``) and ``grasp_controller`` (``controller``) nodes on the
+    same runner and executor.
     In lockstep (the default) a tick waits for its inputs: see ``sim.lockstep.Lockstep``.
     Publishes: ``/clock``, ``joint_states``, ``ground_truth/<body>`` (objects and pads),
-    ``contacts`` (PointCloud2: the pads' contacts, every tick) and ``contacts/bodies``
-    (String: body names by id, once),
+    ``contacts`` (PointCloud2: the pads' contacts, every tick), ``contacts/bodies``
+    (String: body names by id, once) and ``contacts/markers`` (MarkerArray: rviz arrows,
+    at markers_rate), ``/robot_description`` (String: the scene's URDF, once),
     ``/tf`` (moving bodies, every tick) and ``/tf_static`` (welded bodies, once),
     ``/diagnostics`` (1 Hz: rate, refused commands, watchdog, servo telemetry).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full`` (Float64MultiArray).
@@ -124,6 +135,15 @@ class MujocoSimNode(Node):
         self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', TF_STATIC_QOS)
         self.tf_static_pub.publish(conversions.tf_message(self.sim.static_frame_transforms()))
+        # a reset brings back the same model: published once, for every late subscriber
+        self.description_pub = self.create_publisher(String, '/robot_description', LATCHED_QOS)
+        self.description_pub.publish(String(data=scene_urdf(scene, model=self.sim.model)))
+        self.latest_contacts = None
+        self.markers_scale = p['markers_scale']
+        self.object_ids = [self.sim.body_names().index(body) for body in scene.objects]
+        self.markers_pub = self.create_publisher(MarkerArray, 'contacts/markers', 10)
+        if p['markers_rate'] > 0:
+            self.create_timer(1.0 / p['markers_rate'], self._publish_markers)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(JointState, 'servo_commands', self._on_command, qos)
         self.create_subscription(Float64MultiArray, 'servo_commands/full',
@@ -155,7 +175,14 @@ class MujocoSimNode(Node):
         for publisher, msg in zip(self.body_pubs, odometry):
             publisher.publish(msg)
         self.tf_pub.publish(conversions.tf_message(sim.frame_transforms()))
-        self.contacts_pub.publish(conversions.pad_contacts_to_msg(sim.pad_contacts()))
+        self.latest_contacts = sim.pad_contacts()
+        self.contacts_pub.publish(conversions.pad_contacts_to_msg(self.latest_contacts))
+
+    def _publish_markers(self) -> None:
+        contacts = self.latest_contacts
+        if contacts is not None:
+            self.markers_pub.publish(conversions.contact_markers_to_msg(
+                contacts, self.markers_scale, self.object_ids))
 
     def _set_command(self, command) -> None:
         with self.runner.lock:

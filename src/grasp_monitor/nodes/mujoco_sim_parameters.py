@@ -71,6 +71,10 @@ PARAMETERS = COMMON + (
     Setting('controller', False, 'Host the grasp_controller node in this process, in '
             'lockstep with the ticks (its parameters come from the grasp_controller '
             'section).', read_only=True),
+    Setting('markers_rate', 10.0, 'contacts/markers rate, Hz (0 = none): rviz arrows of the '
+            "pads' contacts, from the latest tick.", 0.0, 100.0, read_only=True),
+    Setting('markers_scale', 0.01, 'contacts/markers: arrow length per newton of contact '
+            'force, m/N.', 1e-6, 10.0, read_only=True),
     Setting('tactile', True, 'Host the tactile_sensor node (tactile/<pad>) in this process '
             'when the scene has pads.', read_only=True),
 )

@@ -2,14 +2,14 @@
 
 One module per message family: ``clock`` (time stamps, the clock), ``joints`` (joint
 states, servo commands), ``tactile`` (tactile clouds, markers), ``contacts`` (contact
-clouds, body names), ``poses`` (tf, odometry), ``diagnostics`` (diagnostics, verdicts,
+clouds and arrows, body names), ``poses`` (tf, odometry), ``diagnostics`` (diagnostics, verdicts,
 stamped values). Every name is offered here: ``conversions.time_to_msg(...)``.
 """
 
 from grasp_monitor.nodes.conversions.clock import clock_to_msg, time_from_msg, time_to_msg
 from grasp_monitor.nodes.conversions.contacts import (
-    body_names_from_msg, body_names_to_msg, CONTACT_FIELDS, pad_contacts_from_msg,
-    pad_contacts_to_msg)
+    ARROW_SIZES_M, body_names_from_msg, body_names_to_msg, CONTACT_FIELDS,
+    contact_markers_to_msg, pad_contacts_from_msg, pad_contacts_to_msg)
 from grasp_monitor.nodes.conversions.diagnostics import (
     diagnostic_status, LEVELS, stamped_value_from_msg, stamped_value_to_msg, VERDICT,
     verdict_from_msg, verdict_to_msg)
@@ -24,9 +24,11 @@ from grasp_monitor.nodes.conversions.tactile import (
     tactile_markers_to_msg)
 
 __all__ = [
-    'body_names_from_msg', 'body_names_to_msg', 'body_state_from_odometry', 'clock_to_msg',
-    'CONTACT_FIELDS', 'diagnostic_status', 'frame_transforms_from_msg', 'joint_state_from_msg',
-    'joint_state_to_msg', 'joint_velocities_from_msg', 'LEVELS', 'MARKER_LEVELS',
+    'ARROW_SIZES_M', 'body_names_from_msg', 'body_names_to_msg', 'body_state_from_odometry',
+    'clock_to_msg',
+    'contact_markers_to_msg', 'CONTACT_FIELDS', 'diagnostic_status',
+    'frame_transforms_from_msg', 'joint_state_from_msg', 'joint_state_to_msg',
+    'joint_velocities_from_msg', 'LEVELS', 'MARKER_LEVELS',
     'odometry_from_body_arrays', 'pad_contacts_from_msg', 'pad_contacts_to_msg',
     'servo_command_from_joint_state', 'servo_command_from_multiarray',
     'servo_command_to_multiarray', 'stamped_value_from_msg', 'stamped_value_to_msg',

@@ -1,15 +1,17 @@
-"""Contact clouds (one point per contact) and the table of body names by id."""
+"""Contact clouds (one point per contact), their rviz arrows, and the body names by id."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from geometry_msgs.msg import Point
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.nodes.conversions.clock import time_from_msg, time_to_msg
 import numpy as np
 from sensor_msgs.msg import PointCloud2, PointField
-from std_msgs.msg import String
+from std_msgs.msg import ColorRGBA, String
+from visualization_msgs.msg import Marker, MarkerArray
 
 #: Fields of a contacts cloud, in order: float64 point (m), normal, force (N), world
 #: frame; then int32 body ids: body1 (the pad) exerts the force on body2.
@@ -38,6 +40,43 @@ def pad_contacts_to_msg(contacts: PadContacts, frame_id: str = 'world') -> Point
     msg.row_step = msg.point_step * len(contacts)
     msg.is_dense = True
     msg.data = points.tobytes()
+    return msg
+
+
+#: Arrow shaft and head diameters and head length of the contact markers, m.
+ARROW_SIZES_M = (0.002, 0.005, 0.006)
+#: Colours of a pad's arrows on a grasped object, and on anything else (the table).
+_ON_OBJECT = ColorRGBA(r=1.0, g=0.15, b=0.05, a=1.0)
+_ON_OTHER = ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.8)
+
+
+def contact_markers_to_msg(contacts: PadContacts, scale_m_per_n: float,
+                           object_ids: Sequence[int] = (),
+                           frame_id: str = 'world') -> MarkerArray:
+    """Build rviz arrows of the pads' contacts: one per contact, from the same data as the cloud.
+
+    First a DELETEALL (rviz drops the arrows of the last message), then per contact
+    an ARROW (namespace ``contacts``, id = its row) from the contact point along the
+    force the pad exerts on the other body, ``scale_m_per_n`` m per N long: red on a
+    body of ``object_ids``, grey on any other.
+    """
+    stamp = time_to_msg(contacts.time_s)
+    clear = Marker(action=Marker.DELETEALL, ns='contacts')
+    clear.header.stamp, clear.header.frame_id = stamp, frame_id
+    msg = MarkerArray(markers=[clear])
+    ends = contacts.position_in_world + scale_m_per_n * contacts.force_in_world
+    on_object = np.isin(contacts.body2, np.asarray(object_ids, np.int64))
+    shaft, head, head_length = ARROW_SIZES_M
+    for row, (start, end, grasped) in enumerate(zip(
+            contacts.position_in_world.tolist(), ends.tolist(), on_object.tolist())):
+        arrow = Marker(ns='contacts', id=row, type=Marker.ARROW, action=Marker.ADD,
+                       points=[Point(x=start[0], y=start[1], z=start[2]),
+                               Point(x=end[0], y=end[1], z=end[2])],
+                       color=_ON_OBJECT if grasped else _ON_OTHER)
+        arrow.header.stamp, arrow.header.frame_id = stamp, frame_id
+        arrow.pose.orientation.w = 1.0
+        arrow.scale.x, arrow.scale.y, arrow.scale.z = shaft, head, head_length
+        msg.markers.append(arrow)
     return msg
 
 
