@@ -100,7 +100,8 @@ def test_a_bad_parameter_file_is_refused_naming_the_value_and_what_is_valid(tmp_
     bad.write_text(yaml.safe_dump(params))
     process = run_cli('--params-file', bad, '--output-dir', tmp_path / 'out')
     assert process.returncode == 2
-    assert "grasp_monitor has no parameter 'force_test_tme'; valid: " in process.stderr
+    assert ("grasp_monitor has no parameter 'force_test_tme' (did you mean 'force_test_time'?); "
+            'valid: ') in process.stderr
     process = run_cli('multi_block', '--params-file', default_params_file('pick_lift'))
     assert process.returncode == 2
     assert "simulates 'pick_lift', not 'multi_block'" in process.stderr
@@ -138,3 +139,56 @@ def test_runs_in_the_same_second_get_their_own_folders(tmp_path):
     assert (made[0] / 'summary.json').read_text() == '{}'
     assert sorted(p.name for p in (tmp_path / 'runs').iterdir()) == \
         [p.name for p in made] + ['latest']  # no temporary link left behind
+
+
+BAD_INPUTS = [
+    (['--set', 'friction=abc'],
+     "--set friction=abc: friction must be a number, got str 'abc'"),
+    (['--set', 'frction=2'],
+     "--set frction=2: unknown physics setting 'frction' (did you mean 'friction'?); valid "
+     'settings: timestep_s, friction, cone, solver, iterations, noslip_iterations, impratio, '
+     'integrator, seed'),
+    (['--set', 'iterations=2.5'],
+     '--set iterations=2.5: iterations must be an int, got float 2.5'),
+    (['--set', 'cone=round'], "--set cone=round: cone 'round' is not one of pyramidal, elliptic"),
+    (['--param', 'nosuch=1'],
+     "--param nosuch=1: scenario pick_lift has no parameter 'nosuch'; its parameters: "
+     'object_kind, object_size_m, object_mass_kg, table_height_m, finger_gap_m, pad_size_m, '
+     'approach_height_m, carriage_mass_kg, finger_mass_kg, duration_s'),
+    (['--param', 'object_mass=1'],
+     "--param object_mass=1: scenario pick_lift has no parameter 'object_mass' (did you mean "
+     "'object_mass_kg'?)"),
+    (['--param', 'object_mass_kg=abc'],
+     "--param object_mass_kg=abc: parameter 'object_mass_kg' of scenario pick_lift must be a "
+     "float, got str 'abc'"),
+    (['--param', 'object_mass_kg=-1'],
+     "--param object_mass_kg=-1: parameter 'object_mass_kg' of scenario pick_lift must be in "
+     '[0.001, 100.0], got -1.0'),
+    (['--param', 'object_kind=cone'],
+     "--param object_kind=cone: parameter 'object_kind' of scenario pick_lift must be one of "
+     "box, cylinder, sphere, got 'cone'"),
+    (['multi_block', '--param', 'n_cubes=2.5'],
+     "--param n_cubes=2.5: parameter 'n_cubes' of scenario multi_block must be an int, got "
+     'float 2.5'),
+]
+
+
+@pytest.mark.parametrize('args, message', BAD_INPUTS, ids=[' '.join(a) for a, _ in BAD_INPUTS])
+def test_a_bad_flag_is_refused_as_written_with_what_is_valid(args, message, tmp_path, capsys):
+    from grasp_monitor.cli import main
+    scenario = [] if args[0] == 'multi_block' else ['pick_lift']
+    assert main(['run', *scenario, *args, '--output-dir', str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith('grasp-monitor: error: ' + message), error
+    assert 'Traceback' not in error and not any(tmp_path.iterdir())
+
+
+def test_a_misspelt_key_in_a_parameter_file_names_the_closest(tmp_path, capsys):
+    from grasp_monitor.cli import main
+    path = tmp_path / 'mine.yaml'
+    path.write_text('mujoco_sim:\n  ros__parameters:\n    scenario: pick_lift\n'
+                    '    publsh_rate: 300.0\n')
+    assert main(['run', '--params-file', str(path), '--output-dir', str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"grasp-monitor: error: {path}: mujoco_sim has no parameter 'publsh_rate' (did you "
+        "mean 'publish_rate'?); valid: ")

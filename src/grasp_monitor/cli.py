@@ -25,6 +25,22 @@ def _setting(text: str) -> tuple[str, Any]:
         return key, value
 
 
+def _check_inputs(scenario: str, args: argparse.Namespace) -> None:
+    """Refuse a bad --set or --param, naming it as the user wrote it."""
+    from grasp_monitor.sim.scenes import check_params, check_settings
+    for flag, items, check in (('--set', args.set, check_settings),
+                               ('--param', args.param, lambda p: check_params(scenario, p))):
+        for key, value in items:
+            try:
+                check({key: value})
+            except ConfigError as error:
+                raise ConfigError(f'{flag} {key}={_written(value)}: {error}') from None
+
+
+def _written(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
@@ -37,6 +53,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.scenario and args.scenario != config.scenario:
         raise ConfigError(f'{config.params_file} simulates {config.scenario!r}, not '
                           f'{args.scenario!r}; leave the scenario out or pick another file')
+    _check_inputs(config.scenario, args)
     settings, params, setup = offline_run(config, dict(args.set), dict(args.param))
     result = run_scenario(config.scenario, args.duration, settings,
                           real_time_factor=args.real_time_factor, setup=setup, **params)

@@ -10,6 +10,7 @@ core objects with (``monitor_config``, ``metrics_config``, ``force_test``, ...).
 from __future__ import annotations
 
 from dataclasses import dataclass
+import difflib
 import importlib
 import math
 from pathlib import Path
@@ -113,8 +114,11 @@ class ScenarioConfig:
                     if name in IMPLICIT or (every and name not in specs):
                         continue  # a '/**' key sets the nodes that declare it
                     if name not in specs:
-                        raise ConfigError(f'{path}: {node} has no parameter {name!r}; valid: '
-                                          f'{", ".join(specs)}')
+                        match = difflib.get_close_matches(name, specs, n=1)
+                        raise ConfigError(
+                            f'{path}: {node} has no parameter {name!r}'
+                            + (f' (did you mean {match[0]!r}?)' if match else '')
+                            + f'; valid: {", ".join(specs)}')
                     _check(f'{path}: {node}.{name}', specs[name], value)
                     given.setdefault(node, {})[name] = value
         return cls(path, given)

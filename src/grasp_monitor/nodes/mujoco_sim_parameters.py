@@ -8,18 +8,13 @@ from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 from grasp_monitor.sim.scene import CONES, SOLVERS
 from grasp_monitor.sim.scenes import SCENARIOS
-from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS
+from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS, SCENARIO_SETTINGS
 
 PARAMETERS = COMMON + (
     Setting('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
             read_only=True),
-    Setting('n_cubes', 3, 'multi_block: cubes in the row.', 1, 11, read_only=True),
-    Setting('object_kind', 'box', 'pick_lift: object shape.',
-            choices=('box', 'cylinder', 'sphere'), read_only=True),
-    Setting('object_mass_kg', 0.2, 'pick_lift: object mass, kg.', 0.001, 100.0,
-            read_only=True),
-    Setting('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
-            choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
+    *SCENARIO_SETTINGS['multi_block'], *SCENARIO_SETTINGS['pick_lift'],
+    *SCENARIO_SETTINGS['industrial_arm'],
     Setting('physics.timestep', 0.0, 'Physics step, s (0 = scenario default).', 0.0, 0.1,
             read_only=True),
     Setting('physics.friction', 0.0, 'Grasp friction coefficient (0 = scenario default).',

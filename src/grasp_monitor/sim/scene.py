@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+import numbers
 from typing import Callable, Mapping
 
 from grasp_monitor.core.errors import ConfigError
@@ -12,6 +13,7 @@ import numpy as np
 CONES = ('pyramidal', 'elliptic')
 SOLVERS = ('PGS', 'CG', 'Newton')
 INTEGRATORS = ('Euler', 'implicit', 'implicitfast', 'RK4')
+_KINDS = {int: 'an int', float: 'a number', str: 'a string'}
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,17 @@ class SimSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for item in fields(self):
+            value, kind = getattr(self, item.name), type(item.default)
+            if kind is str:
+                ok = isinstance(value, str)
+            else:
+                ok = isinstance(value, numbers.Integral if kind is int else numbers.Real) \
+                    and not isinstance(value, bool)
+            if not ok:
+                raise ConfigError(f'{item.name} must be {_KINDS[kind]}, '
+                                  f'got {type(value).__name__} {value!r}')
+            object.__setattr__(self, item.name, kind(value))
         if not 0 < self.timestep_s <= 0.1:
             raise ConfigError(f'timestep_s must be in (0, 0.1], got {self.timestep_s}')
         if not self.friction > 0:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import importlib
-from typing import Any, Callable, Mapping
+import inspect
+from typing import Any, Callable, Mapping, Sequence
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.sim.scene import Scene, SimSettings
+from grasp_monitor.sim.scenes.parameters import SCENARIO_SETTINGS
 
 # name -> module; imported lazily so one scenario's cost is not paid by the others.
 _MODULES = {
@@ -41,15 +44,48 @@ def build_scene(
         ConfigError: unknown scenario, setting or parameter (the message lists the valid ones).
     """
     module = _module(name)
-    base = module.DEFAULT_SETTINGS
-    valid = {f.name for f in dataclasses.fields(SimSettings)}
-    unknown = set(settings or {}) - valid
-    if unknown:
-        raise ConfigError(
-            f'unknown settings {sorted(unknown)}; valid settings: {", ".join(sorted(valid))}')
-    merged = dataclasses.replace(base, **dict(settings or {}))
-    factory: Callable[..., Scene] = getattr(module, f'make_{name}')
+    merged = dataclasses.replace(module.DEFAULT_SETTINGS, **check_settings(settings or {}))
     try:
-        return factory(merged, **params)
-    except TypeError as error:
+        return getattr(module, f'make_{name}')(merged, **check_params(name, params))
+    except TypeError as error:  # an undeclared parameter of the wrong type
         raise ConfigError(f'scenario {name}: {error}') from None
+
+
+def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Return physics settings (SimSettings fields) checked and converted.
+
+    Raises:
+        ConfigError: an unknown name (with the closest valid one) or a bad value.
+    """
+    valid = [f.name for f in dataclasses.fields(SimSettings)]
+    for key in settings:
+        if key not in valid:
+            raise ConfigError(f'unknown physics setting {key!r}{_closest(key, valid)}; valid '
+                              f'settings: {", ".join(valid)}')
+    checked = dataclasses.replace(SimSettings(), **dict(settings))
+    return {key: getattr(checked, key) for key in settings}
+
+
+def check_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Return scenario ``name``'s generator parameters, the declared ones checked.
+
+    Raises:
+        ConfigError: an unknown scenario or parameter (with the closest valid one), or a
+            declared parameter's bad value.
+    """
+    factory: Callable[..., Scene] = getattr(_module(name), f'make_{name}')
+    accepted = [key for key in inspect.signature(factory).parameters if key != 'settings']
+    declared = {setting.name: setting for setting in SCENARIO_SETTINGS[name]}
+    checked = {}
+    for key, value in params.items():
+        if key not in accepted:
+            raise ConfigError(f'scenario {name} has no parameter {key!r}{_closest(key, accepted)}'
+                              f'; its parameters: {", ".join(accepted)}')
+        checked[key] = declared[key].check(value, f'scenario {name}') if key in declared \
+            else value
+    return checked
+
+
+def _closest(key: str, valid: Sequence[str]) -> str:
+    match = difflib.get_close_matches(key, valid, n=1)
+    return f' (did you mean {match[0]!r}?)' if match else ''

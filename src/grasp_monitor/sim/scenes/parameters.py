@@ -1,7 +1,23 @@
-"""Which generator parameters each scenario takes from outside (node or command)."""
+"""Which generator parameters each scenario takes from outside (node or command), declared once."""
 
-SCENARIO_PARAMETERS = {
-    'pick_lift': ('object_kind', 'object_mass_kg'),
-    'multi_block': ('n_cubes',),
-    'industrial_arm': ('feedforward',),
+from grasp_monitor.core.settings import Setting
+
+#: The parameters a scenario takes from a node's parameters or ``--param``.
+SCENARIO_SETTINGS = {
+    'pick_lift': (
+        Setting('object_kind', 'box', 'pick_lift: object shape.',
+                choices=('box', 'cylinder', 'sphere'), read_only=True),
+        Setting('object_mass_kg', 0.2, 'pick_lift: object mass, kg.', 0.001, 100.0,
+                read_only=True),
+    ),
+    'multi_block': (
+        Setting('n_cubes', 3, 'multi_block: cubes in the row.', 1, 11, read_only=True),
+    ),
+    'industrial_arm': (
+        Setting('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
+                choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
+    ),
 }
+#: Their names, by scenario.
+SCENARIO_PARAMETERS = {name: tuple(setting.name for setting in settings)
+                       for name, settings in SCENARIO_SETTINGS.items()}
