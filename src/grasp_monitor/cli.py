@@ -138,6 +138,19 @@ def _cmd_reference(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rviz(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.rviz_config import rviz_text
+    from grasp_monitor.app.scene_view import SceneView
+    text = rviz_text(SceneView.for_scenario(args.scenario, args.params_file))
+    if args.output is None:
+        print(text, end='')
+    else:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text)
+        print(f'wrote {args.output}')
+    return 0
+
+
 def _cmd_plugins(args: argparse.Namespace) -> int:
     from grasp_monitor.core.plugins import describe_plugins
     print(describe_plugins())
@@ -243,6 +256,17 @@ def build_parser() -> argparse.ArgumentParser:
     reference.add_argument('--write', type=Path, metavar='README',
                            help='replace the generated blocks in this file instead')
     reference.set_defaults(handler=_cmd_reference)
+    rviz = commands.add_parser(
+        'rviz', help="write a scenario's rviz2 config (config/rviz/<scenario>.rviz)",
+        description='Generate the rviz2 config of a scenario from its scene and parameter '
+        "file: fixed frame world, /tf, the robot description, the pads' tactile clouds "
+        'coloured by pressure, tactile and contact markers, the monitor\'s events, the '
+        'objects, and a camera framing the scene.')
+    rviz.add_argument('scenario', choices=SCENARIOS)
+    rviz.add_argument('--params-file', type=Path,
+                      help='ROS parameter file (default: config/<scenario>.yaml)')
+    rviz.add_argument('--output', type=Path, help='write it here (default: standard output)')
+    rviz.set_defaults(handler=_cmd_rviz)
     plugins = commands.add_parser(
         'plugins', help='list the sensor and motor plugin types with their parameters')
     plugins.set_defaults(handler=_cmd_plugins)
