@@ -151,6 +151,13 @@ def _cmd_rviz(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_snapshot(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.snapshot import write_snapshot
+    snapshot = write_snapshot(args.scenario, args.output, args.params_file, args.at)
+    print(f'{"grasp" if args.at is None else "snapshot"} at t = {snapshot.reading.time_s:.3f} s in {args.scenario}; wrote {args.output}')
+    return 0
+
+
 def _cmd_plugins(args: argparse.Namespace) -> int:
     from grasp_monitor.core.plugins import describe_plugins
     print(describe_plugins())
@@ -267,6 +274,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help='ROS parameter file (default: config/<scenario>.yaml)')
     rviz.add_argument('--output', type=Path, help='write it here (default: standard output)')
     rviz.set_defaults(handler=_cmd_rviz)
+    snapshot = commands.add_parser(
+        'snapshot', help='a PNG of the grasp as rviz would show it',
+        description="Run a scenario offline to its grasp and render it with MuJoCo from "
+        "its rviz config's camera: the pads' taxels coloured by pressure as rviz colours "
+        "the tactile clouds, and the pads' contact forces as arrows.")
+    snapshot.add_argument('scenario', choices=SCENARIOS)
+    snapshot.add_argument('--params-file', type=Path,
+                          help='ROS parameter file (default: config/<scenario>.yaml)')
+    snapshot.add_argument('--at', type=float, metavar='SECONDS',
+                          help='simulated time of the picture (default: the grasp)')
+    snapshot.add_argument('--output', type=Path, required=True, help='the PNG to write')
+    snapshot.set_defaults(handler=_cmd_snapshot)
     plugins = commands.add_parser(
         'plugins', help='list the sensor and motor plugin types with their parameters')
     plugins.set_defaults(handler=_cmd_plugins)

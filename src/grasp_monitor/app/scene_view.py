@@ -14,9 +14,12 @@ from pathlib import Path
 
 from grasp_monitor.app.scenario_config import ScenarioConfig
 from grasp_monitor.core.rotations import quat_to_matrix
+from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.nodes.mujoco_sim_parameters import scenario_params, scene_settings
+from grasp_monitor.nodes.tactile_sensor_parameters import PER_PAD
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scenes import build_scene
+from grasp_monitor.sim.sensors import pad_specs, PadSpec
 import mujoco
 import numpy as np
 
@@ -25,8 +28,8 @@ FIELD_OF_VIEW_RAD = math.pi / 4
 #: Orbit angles of the camera, rad: yaw about world z from +x, pitch above the horizon.
 CAMERA_YAW_RAD = 0.8
 CAMERA_PITCH_RAD = 0.45
-#: The scene's bounding sphere fills this fraction of the view's height.
-_FILL = 0.8
+#: Distance to the eye as a fraction of the one whose view's height holds the box's sphere.
+_FILL = 0.75
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,8 @@ class Camera:
         """Return the camera whose view holds the box ``low``..``high`` (world, m)."""
         centre = (np.asarray(low) + np.asarray(high)) / 2
         radius = float(np.linalg.norm(np.asarray(high) - np.asarray(low))) / 2
-        distance = radius / math.sin(_FILL * FIELD_OF_VIEW_RAD / 2)
+        # the sphere about the box a little wider than the view's height: the view is wider
+        distance = _FILL * radius / math.tan(FIELD_OF_VIEW_RAD / 2)
         return cls(tuple(round(float(c), 3) for c in centre), round(distance, 3))
 
 
@@ -87,6 +91,7 @@ class SceneView:
         event_object: the monitor's object: where its events are written.
         camera: the camera framing the robot and the objects.
         low, high: (3,) their bounding box at the start, world, m.
+        pad_specs: the pads as ``tactile_sensor`` builds them (for the snapshot).
     """
 
     scenario: str
@@ -96,6 +101,7 @@ class SceneView:
     camera: Camera
     low: tuple[float, ...]
     high: tuple[float, ...]
+    pad_specs: tuple[PadSpec, ...] = ()
 
     @classmethod
     def from_config(cls, config: ScenarioConfig) -> SceneView:
@@ -111,12 +117,20 @@ class SceneView:
         radius = model.geom_rbound[geoms][:, None]
         low = (data.geom_xpos[geoms] - radius).min(axis=0)
         high = (data.geom_xpos[geoms] + radius).max(axis=0)
+        # an arm swings about its base: its reach about the base's vertical, not its pose
+        base = data.xpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, scene.base_body)]
+        reach = float((np.linalg.norm(data.geom_xpos[geoms, :2] - base[:2], axis=1)
+                       + model.geom_rbound[geoms]).max())
+        low[:2] = np.minimum(low[:2], base[:2] - reach)
+        high[:2] = np.maximum(high[:2], base[:2] + reach)
         # as tactile_sensor: the scene's pads unless the file names them
         tactile = config.node('tactile_sensor') | {'pads': list(scene.pads)} \
             | dict(config.given.get('tactile_sensor', {}))
         names = list(tactile['pads'])
-        pads = []
+        pads, specs = [], ()
         if sim_params['tactile']:
+            specs = pad_specs(names, tactile['bodies'], PAD_FRAME_TOUCH_FUNCTIONS,
+                              **{key: tactile[key] for key in PER_PAD})
             bodies = _per_pad(tactile['bodies'], len(names))
             spacing = _per_pad(tactile['resolution'], len(names))
             bodies = [body or name for name, body in zip(names, bodies)]
@@ -129,7 +143,7 @@ class SceneView:
         sim.close()
         return cls(config.scenario, tuple(pads), tuple(scene.objects),
                    monitor['object'] or '', Camera.framing(low, high),
-                   tuple(float(v) for v in low), tuple(float(v) for v in high))
+                   tuple(float(v) for v in low), tuple(float(v) for v in high), specs)
 
     @classmethod
     def for_scenario(cls, scenario: str, params_file: Path | None = None) -> SceneView:
