@@ -25,7 +25,7 @@ def generate_launch_description():
                               description='Follow /clock (a simulator or a replay).'),
         DeclareLaunchArgument('rviz', default_value='false', description='Start rviz2.'),
         DeclareLaunchArgument('scenario', default_value='pick_lift',
-                              description="Scenario whose rviz config is the default."),
+                              description='Scenario whose rviz config is the default.'),
         # Concatenated, not PathJoinSubstitution: Humble and Jazzy join no nested lists.
         DeclareLaunchArgument('rviz_config', default_value=[
             FindPackageShare('grasp_monitor'), '/config/rviz/', scenario, '.rviz'],

@@ -148,7 +148,7 @@ def test_a_late_viewer_sees_the_trials_events_as_text_above_the_object(ros, tmp_
     # the whole trial up to its latest event (later ones may have come since)
     assert len(texts) >= len(published)
     assert [m.text for m in texts] == [
-        f'{e.name} {float(dict((kv.key, kv.value) for kv in e.values)["time_s"]):.3f} s'
+        f'{e.name} {float({kv.key: kv.value for kv in e.values}["time_s"]):.3f} s'
         for e in events[:len(texts)]]
     assert {m.type for m in texts} == {Marker.TEXT_VIEW_FACING}
     assert len({m.id for m in texts}) == len(texts)

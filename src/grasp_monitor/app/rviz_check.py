@@ -36,7 +36,7 @@ class DisplayCheck:
     Attributes:
         display: the display's name.
         topic: its fully qualified topic.
-        type: the message type it reads.
+        type_name: the message type it reads.
         published_as: the types the topic's publishers offer.
         received: messages it received at its QoS.
         frames: every frame its messages named.
@@ -45,7 +45,7 @@ class DisplayCheck:
 
     display: str
     topic: str
-    type: str
+    type_name: str
     published_as: set[str] = field(default_factory=set)
     received: int = 0
     frames: set[str] = field(default_factory=set)
@@ -54,16 +54,16 @@ class DisplayCheck:
     @property
     def ok(self) -> bool:
         """Published with the display's type, received, every frame resolved."""
-        return self.published_as == {self.type} and self.received > 0 and not self.unresolved
+        return self.published_as == {self.type_name} and self.received > 0 and not self.unresolved
 
     def problem(self) -> str:
         """Say what is wrong ('' when nothing is)."""
         if not self.published_as:
             return 'not published'
-        if self.published_as != {self.type}:
+        if self.published_as != {self.type_name}:
             return f'published as {", ".join(sorted(self.published_as))}'
         if not self.received:
-            return 'nothing received at the display\'s QoS'
+            return "nothing received at the display's QoS"
         return '; '.join(f'{frame}: {why}' for frame, why in sorted(self.unresolved.items()))
 
 
@@ -123,13 +123,13 @@ def check_rviz_config(config: dict[str, Any], context: rclpy.Context | None = No
 
     def on_message(check: DisplayCheck, msg: Any) -> None:
         check.received += 1
-        check.frames |= message_frames(check.type, msg)
+        check.frames |= message_frames(check.type_name, msg)
 
     for topic, qos in (('/tf', TF_QOS), ('/tf_static', TF_STATIC_LISTENER_QOS)):
         node.create_subscription(TFMessage, topic,
                                  lambda m, s=topic == '/tf_static': on_tf(m, s), qos)
     for check, display in zip(checks[1:], shown):
-        node.create_subscription(message_class(check.type), check.topic,
+        node.create_subscription(message_class(check.type_name), check.topic,
                                  lambda m, c=check: on_message(c, m), _qos(display))
 
     def judge() -> bool:
@@ -161,8 +161,8 @@ def check_table(checks: list[DisplayCheck], fixed_frame: str = 'world') -> str:
     rows = [('display', 'topic', 'type (published as)', 'msgs',
              f'frames resolved to {fixed_frame}', 'result')]
     for c in checks:
-        types = c.type if c.published_as == {c.type} else \
-            f'{c.type} ({", ".join(sorted(c.published_as)) or "none"})'
+        types = c.type_name if c.published_as == {c.type_name} else \
+            f'{c.type_name} ({", ".join(sorted(c.published_as)) or "none"})'
         resolved = sorted(c.frames - set(c.unresolved))
         if len(resolved) > 4:
             frames = f'{len(resolved)}/{len(c.frames)}: {", ".join(resolved[:3])}, ...'

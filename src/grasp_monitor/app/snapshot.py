@@ -63,7 +63,7 @@ def write_snapshot(scenario: str, output: Path, params_file: Path | None = None,
     figure.suptitle(
         f'{scenario} {when}, t = {snapshot.reading.time_s:.3f} s: taxels coloured as '
         "rviz's tactile clouds; arrows = the pads' contact forces "
-        f'(longest {strongest:.2f} N)\ncamera = config/rviz/{scenario}.rviz\'s Orbit view',
+        f"(longest {strongest:.2f} N)\ncamera = config/rviz/{scenario}.rviz's Orbit view",
         fontsize=11)
     output.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(output)

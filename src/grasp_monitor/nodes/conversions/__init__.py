@@ -15,7 +15,7 @@ from grasp_monitor.nodes.conversions.diagnostics import (
     diagnostic_status, LEVELS, stamped_value_from_msg, stamped_value_to_msg, VERDICT,
     verdict_from_msg, verdict_to_msg)
 from grasp_monitor.nodes.conversions.event_markers import (
-    event_markers_to_msg, event_text, EVENT_NAMESPACE)
+    event_markers_to_msg, EVENT_NAMESPACE, event_text)
 from grasp_monitor.nodes.conversions.joints import (
     joint_state_from_msg, joint_state_to_msg, joint_velocities_from_msg,
     servo_command_from_joint_state, servo_command_from_multiarray, servo_command_to_multiarray)
