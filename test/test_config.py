@@ -19,10 +19,7 @@ MODULES = node_modules()
 IMPLICIT = ('use_sim_time',)
 #: The Python type of a parameter of each ROS type.
 TYPES = {'bool': bool, 'integer': int, 'double': float, 'string': str}
-#: Message type of each rviz display class.
-DISPLAYS = {'rviz_default_plugins/PointCloud2': 'sensor_msgs/msg/PointCloud2',
-            'rviz_default_plugins/MarkerArray': 'visualization_msgs/msg/MarkerArray',
-            'rviz_default_plugins/Odometry': 'nav_msgs/msg/Odometry'}
+SCENARIOS = ('pick_lift', 'multi_block', 'industrial_arm')
 
 
 def node_of(key):
@@ -95,34 +92,50 @@ def test_each_launch_file_has_its_parameter_file():
             'hardware.yaml', 'moteus_servos.example.yaml'} <= names
 
 
-def test_rviz_shows_tactile_clouds_markers_and_poses_in_world_from_our_topics():
-    config = yaml.safe_load((CONFIG / 'grasp_monitor.rviz').read_text())
+@pytest.mark.parametrize('scenario', SCENARIOS)
+def test_each_scenarios_rviz_config_is_the_generated_one(scenario):
+    from grasp_monitor.app.rviz_config import rviz_text
+    from grasp_monitor.app.scene_view import SceneView
+    checked_in = (CONFIG / 'rviz' / f'{scenario}.rviz').read_text()
+    assert checked_in == rviz_text(SceneView.for_scenario(scenario)), \
+        f'regenerate: grasp-monitor rviz {scenario} --output config/rviz/{scenario}.rviz'
+
+
+@pytest.mark.parametrize('scenario', SCENARIOS)
+def test_rviz_shows_the_scenes_pads_objects_robot_and_events_in_world(scenario):
+    from grasp_monitor.app.rviz_config import displays
+    from grasp_monitor.app.scene_view import SceneView
+    config = yaml.safe_load((CONFIG / 'rviz' / f'{scenario}.rviz').read_text())
     manager = config['Visualization Manager']
     assert manager['Global Options']['Fixed Frame'] == 'world'
     assert {'Panels', 'Visualization Manager', 'Window Geometry'} <= set(config)
     assert manager['Class'] == '' and manager['Name'] == 'root'
-    assert manager['Views']['Current']['Class'] == 'rviz_default_plugins/Orbit'
-    displays = manager['Displays']
-    assert all(d['Class'].startswith('rviz_default_plugins/') and d['Name'] for d in displays)
-    assert len({d['Name'] for d in displays}) == len(displays), 'display names are unique'
-    shown = {}
-    for display in displays:
-        if display['Class'] in DISPLAYS:
-            topic = display['Topic']['Value']
-            assert display['Enabled'] and display['Topic']['Reliability Policy'] in (
-                'Reliable', 'Best Effort')
-            shown[topic] = DISPLAYS[display['Class']]
-    assert {'/tactile/finger_left', '/tactile/finger_right'} <= set(shown)
-    assert shown['/tactile/markers'] == 'visualization_msgs/msg/MarkerArray'
-    assert shown['/ground_truth/object'] == 'nav_msgs/msg/Odometry'
+    every = manager['Displays']
+    assert all(d['Class'].startswith('rviz_default_plugins/') and d['Name'] for d in every)
+    assert len({d['Name'] for d in every}) == len(every), 'display names are unique'
+    assert {'rviz_default_plugins/Grid', 'rviz_default_plugins/TF'} <= {d['Class'] for d in every}
+    view = SceneView.for_scenario(scenario)
+    shown = {d['topic']: d['type'] for d in displays(config)}
+    assert shown == {
+        '/robot_description': 'std_msgs/msg/String',
+        **{f'tactile/{pad.name}': 'sensor_msgs/msg/PointCloud2' for pad in view.pads},
+        'tactile/markers': 'visualization_msgs/msg/MarkerArray',
+        'contacts/markers': 'visualization_msgs/msg/MarkerArray',
+        'grasp_monitor/markers': 'visualization_msgs/msg/MarkerArray',
+        **{f'ground_truth/{body}': 'nav_msgs/msg/Odometry' for body in view.objects}}
     # every topic shown is one a node of ours publishes, with that type
     published = [(e, name) for name, m in MODULES.items() for e in m.INTERFACES
                  if e.kind == 'publishes']
     for topic, interface in shown.items():
-        assert any(e.interface == interface and e.pattern('/', node).match(topic)
+        full = topic if topic.startswith('/') else '/' + topic
+        assert any(e.interface == interface and e.pattern('/', node).match(full)
                    for e, node in published), topic
-    clouds = [d for d in displays if d['Class'] == 'rviz_default_plugins/PointCloud2']
-    assert all(d['Channel Name'] == 'fz' for d in clouds), 'colour = normal force'
+    # the camera looks at the robot and the objects, from far enough to hold them
+    orbit = manager['Views']['Current']
+    assert orbit['Class'] == 'rviz_default_plugins/Orbit'
+    focal = [orbit['Focal Point'][axis] for axis in 'XYZ']
+    assert all(lo <= f <= hi for lo, f, hi in zip(view.low, focal, view.high))
+    assert orbit['Distance'] > max(hi - lo for lo, hi in zip(view.low, view.high))
 
 
 def test_node_tables_declare_the_core_settings_once():

@@ -2,6 +2,7 @@
 
 import json
 import os
+from pathlib import Path
 import re
 import subprocess
 import sys
@@ -161,3 +162,41 @@ def test_a_parameter_the_node_would_refuse_stops_the_demo_before_any_node_starts
     assert process.returncode == 2
     assert 'grasp_monitor.contact_force: -1.0 is outside [1e-06, 1000.0]' in process.stderr
     assert not (tmp_path / 'out').exists()
+
+
+def layout_topics():
+    """Return the topics the Foxglove and PlotJuggler layouts read, by layout."""
+    import xml.etree.ElementTree as ElementTree
+    root = Path(__file__).resolve().parents[1] / 'config'
+    foxglove = json.loads((root / 'foxglove' / 'grasp_monitor.json').read_text())
+    panels = foxglove['configById']
+    topics = set(panels['3D!grasp']['topics'])
+    topics |= {layer['topic'] for layer in panels['3D!grasp']['layers'].values()
+               if 'topic' in layer}
+    topics |= {path['value'].split('.')[0] for panel in panels.values()
+               for path in panel.get('paths', [])}
+    topics |= {panel['topicPath'] for panel in panels.values() if 'topicPath' in panel}
+    curves = {curve.get('name') for curve in ElementTree.parse(
+        root / 'plotjuggler' / 'grasp_monitor.xml').iter('curve')}
+    return {'foxglove': topics, 'plotjuggler': curves}
+
+
+def test_the_foxglove_and_plotjuggler_layouts_read_what_the_recording_holds(demo):
+    from grasp_monitor.recording import read_messages, read_topics
+    from rclpy.serialization import deserialize_message
+    from sensor_msgs.msg import JointState
+    _, _, output = demo
+    mcap = output / 'demo.mcap'
+    recorded = {('/' + t).replace('//', '/') for t in read_topics(mcap)}
+    wanted = layout_topics()
+    # another scenario's pads are in the 3D panel too: this recording is pick_lift's
+    others = {'/tactile/gripper_left', '/tactile/gripper_right'}
+    assert sorted(wanted['foxglove'] - others - recorded) == []
+    joints = deserialize_message(next(read_messages(mcap, ['/joint_states'])).data,
+                                 JointState).name
+    for curve in wanted['plotjuggler']:
+        # PlotJuggler names a JointState's curves /<topic>/<joint>/<field>, others by path
+        topic = next((t for t in recorded if curve.startswith(t + '/')), None)
+        assert topic is not None, curve
+        if topic == '/joint_states':
+            assert curve.split('/')[2] in joints, curve

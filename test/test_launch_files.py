@@ -82,6 +82,16 @@ def test_tools_start_rviz_and_the_recorder_only_when_asked(record, rviz):
     assert rviz_node.node_package == 'rviz2'
 
 
+@pytest.mark.parametrize('scenario', SCENARIOS)
+def test_rviz_shows_the_scenario_sim_launch_runs(scenario):
+    declared = arguments('tools.launch.py')
+    config = evaluate(declared['rviz_config'].default_value, scenario=scenario)
+    assert Path(config) == share() / 'config' / 'rviz' / f'{scenario}.rviz'
+    assert Path(config).exists()
+    # alone (monitor.launch.py, hardware.launch.py): pick_lift's
+    assert evaluate(declared['scenario'].default_value) == 'pick_lift'
+
+
 @pytest.mark.parametrize('launch_file, included', [
     ('sim.launch.py', 'monitor.launch.py'), ('hardware.launch.py', 'monitor.launch.py'),
     ('monitor.launch.py', 'tools.launch.py')])

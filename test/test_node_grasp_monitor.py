@@ -142,3 +142,44 @@ def test_a_trial_started_before_any_input_opens_at_the_first_sample(ros, tmp_pat
     assert wait_for(lambda: 'trial_start' in kinds(events)), kinds(events)
     assert {kv.key: kv.value for kv in events[0].values}['trial'] == '1'
     assert wait_for(lambda: status.get('waiting_for') == ''), status
+
+
+@pytest.mark.parametrize('object_name', ['object', ''])
+def test_a_late_viewer_sees_the_trials_events_as_text_above_the_object(ros, tmp_path,
+                                                                       object_name):
+    from grasp_monitor.nodes.qos import LATCHED_QOS
+    from visualization_msgs.msg import Marker, MarkerArray
+    # without an object the contacts come from the taxels
+    start_monitor(ros, tmp_path, object=object_name,
+                  **({} if object_name else {'contacts': ''}))
+    client = ros.client()
+    hand = ScriptedHand(client)
+    events = []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+    assert ros.call(client.create_client(Trigger, 'grasp_monitor/start'),
+                    Trigger.Request()).success
+    hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
+    assert wait_for(lambda: 'contact' in kinds(events)), kinds(events)
+    published = list(events)
+    viewer = ros.client('late_viewer')  # subscribes after the events, as rviz started late
+    arrays = []
+    viewer.create_subscription(MarkerArray, 'grasp_monitor/markers', arrays.append,
+                               LATCHED_QOS)
+    assert wait_for(lambda: arrays)
+    clear, *texts = arrays[-1].markers
+    assert clear.action == Marker.DELETEALL
+    # the whole trial up to its latest event (later ones may have come since)
+    assert len(texts) >= len(published)
+    assert [m.text for m in texts] == [
+        f'{e.name} {float({kv.key: kv.value for kv in e.values}["time_s"]):.3f} s'
+        for e in events[:len(texts)]]
+    assert {m.type for m in texts} == {Marker.TEXT_VIEW_FACING}
+    assert len({m.id for m in texts}) == len(texts)
+    # stacked above the anchor, the newest lowest: the object (world, at the origin)
+    # or, without an object, the first pad's origin in its frame
+    frame = 'world' if object_name else 'finger_left'
+    assert {m.header.frame_id for m in texts} == {frame}
+    heights = [m.pose.position.z for m in texts]
+    assert heights == sorted(heights, reverse=True) and min(heights) > 0.0
+    assert all(m.pose.position.x == 0.0 and m.pose.position.y == 0.0 for m in texts)

@@ -155,6 +155,41 @@ def _cmd_reference(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rviz(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.rviz_config import rviz_text
+    from grasp_monitor.app.scene_view import SceneView
+    text = rviz_text(SceneView.for_scenario(args.scenario, args.params_file))
+    if args.check:
+        import rclpy
+        import yaml
+
+        from grasp_monitor.app.rviz_check import check_rviz_config, check_table
+        rclpy.init()
+        try:
+            checks = check_rviz_config(yaml.safe_load(text), namespace=args.namespace,
+                                       timeout_s=args.timeout)
+        finally:
+            rclpy.try_shutdown()
+        print(check_table(checks))
+        return 0 if all(check.ok for check in checks) else 1
+    if args.output is None:
+        print(text, end='')
+    else:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text)
+        print(f'wrote {args.output}')
+    return 0
+
+
+def _cmd_snapshot(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.snapshot import write_snapshot
+    snapshot = write_snapshot(args.scenario, args.output, args.params_file, args.at)
+    what = 'grasp' if args.at is None else 'snapshot'
+    print(f'{what} at t = {snapshot.reading.time_s:.3f} s in {args.scenario}; '
+          f'wrote {args.output}')
+    return 0
+
+
 def _cmd_plugins(args: argparse.Namespace) -> int:
     from grasp_monitor.core.plugins import describe_plugins
     print(describe_plugins())
@@ -283,6 +318,35 @@ def build_parser() -> argparse.ArgumentParser:
     reference.add_argument('--write', type=Path, metavar='README',
                            help='replace the generated blocks in this file instead')
     reference.set_defaults(handler=_cmd_reference)
+    rviz = commands.add_parser(
+        'rviz', help="write a scenario's rviz2 config (config/rviz/<scenario>.rviz)",
+        description='Generate the rviz2 config of a scenario from its scene and parameter '
+        "file: fixed frame world, /tf, the robot description, the pads' tactile clouds "
+        "coloured by pressure, tactile and contact markers, the monitor's events, the "
+        'objects, and a camera framing the scene.')
+    rviz.add_argument('scenario', choices=SCENARIOS)
+    rviz.add_argument('--params-file', type=Path,
+                      help='ROS parameter file (default: config/<scenario>.yaml)')
+    rviz.add_argument('--output', type=Path, help='write it here (default: standard output)')
+    rviz.add_argument('--check', action='store_true',
+                      help="instead, check it against the running graph: each display's "
+                      'topic and type, its frames resolved to world; exit 1 on a failure')
+    rviz.add_argument('--namespace', default='', help="with --check: rviz2's namespace")
+    rviz.add_argument('--timeout', type=float, default=20.0,
+                      help='with --check: how long to wait for the messages, s (default 20)')
+    rviz.set_defaults(handler=_cmd_rviz)
+    snapshot = commands.add_parser(
+        'snapshot', help='a PNG of the grasp as rviz would show it',
+        description='Run a scenario offline to its grasp and render it with MuJoCo from '
+        "its rviz config's camera: the pads' taxels coloured by pressure as rviz colours "
+        "the tactile clouds, and the pads' contact forces as arrows.")
+    snapshot.add_argument('scenario', choices=SCENARIOS)
+    snapshot.add_argument('--params-file', type=Path,
+                          help='ROS parameter file (default: config/<scenario>.yaml)')
+    snapshot.add_argument('--at', type=float, metavar='SECONDS',
+                          help='simulated time of the picture (default: the grasp)')
+    snapshot.add_argument('--output', type=Path, required=True, help='the PNG to write')
+    snapshot.set_defaults(handler=_cmd_snapshot)
     plugins = commands.add_parser(
         'plugins', help='list the sensor and motor plugin types with their parameters')
     plugins.set_defaults(handler=_cmd_plugins)

@@ -18,13 +18,15 @@ from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, servic
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import (
-    EVENTS_QOS, sensor_qos, TF_QOS, TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
+    EVENTS_QOS, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
 from nav_msgs.msg import Odometry
+import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState, PointCloud2
 from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
 
 #: Level of each record kind on grasp_monitor/events (others are OK).
 EVENT_LEVELS = {'contact_timeout': 'WARN', 'slip_out': 'WARN', 'grasp_timeout': 'WARN',
@@ -37,6 +39,9 @@ INTERFACES = (
               'one per sample, stamped with it: message = what it asks of `simulator` '
               '(CONTINUE, ACTIVATE or STOP), next_s = the next sample; a lockstep '
               'simulator waits for it'),
+    publishes('grasp_monitor/markers', 'visualization_msgs/msg/MarkerArray', 'latched',
+              "the trial's events as text (type, time) above the object (its latest "
+              'ground truth, frame world), else above the first pad (its frame)'),
     diagnostics('monitor status: stale or fresh input, pad forces, basis (contacts or '
                 'taxels (estimate))'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
@@ -73,7 +78,8 @@ class GraspMonitorNode(Node):
 
     Parameters: see ``grasp_monitor_parameters.PARAMETERS``.
     Publishes: ``grasp_monitor/events`` (DiagnosticStatus per event, reliable,
-    transient local, depth 100), ``/diagnostics`` (monitor status, 1 Hz).
+    transient local, depth 100), ``grasp_monitor/markers`` (MarkerArray: the trial's
+    events as text above the object, latched), ``/diagnostics`` (monitor status, 1 Hz).
     Subscribes: ``<contacts>`` (PointCloud2) and ``<contacts>/bodies`` (String), or
     without them ``tactile/<pad>`` (PointCloud2), ``ground_truth/<object>`` (Odometry),
     ``joint_states`` (JointState), ``/tf`` and ``/tf_static`` (TFMessage: the pads'
@@ -99,11 +105,15 @@ class GraspMonitorNode(Node):
         self.monitor = GraspMonitor(monitor_config(p))
         self.log = EventLog(p['event_log'])
         self.trial_records: list[dict[str, str]] = []
+        # where the events are written: above the object once its pose is known
+        self.event_anchor = (p['pads'][0] if p['pads'] else 'world', np.zeros(3))
         self.refused: Counter[str] = Counter()
         group = MutuallyExclusiveCallbackGroup()  # the monitor is not thread-safe
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.events_pub = self.create_publisher(DiagnosticStatus, 'grasp_monitor/events',
                                                 EVENTS_QOS)
+        self.markers_pub = self.create_publisher(MarkerArray, 'grasp_monitor/markers',
+                                                 LATCHED_QOS)
         self.verdict_pub = self.create_publisher(DiagnosticArray, 'grasp_monitor/verdicts',
                                                  VERDICTS_QOS)
         self.period_s = 1.0 / p['rate']
@@ -157,6 +167,7 @@ class GraspMonitorNode(Node):
         body = read_input(self, self.refused, 'ground_truth',
                           lambda: conversions.body_state_from_odometry(msg))
         if body is not None:
+            self.event_anchor = (msg.header.frame_id or 'world', body.position_in_world)
             self.inputs.update_object(body.linear_velocity_in_world, body.time_s)
             self._evaluate()
 
@@ -183,6 +194,11 @@ class GraspMonitorNode(Node):
             self.events_pub.publish(conversions.diagnostic_status(
                 record.kind, EVENT_LEVELS.get(record.kind, 'OK'), record.command.value,
                 values, self.get_name()))
+        if records:  # the whole trial each time: the latched last one shows it all
+            self.markers_pub.publish(conversions.event_markers_to_msg(
+                self.trial_records, [EVENT_LEVELS.get(r['type'], 'OK')
+                                     for r in self.trial_records],
+                *self.event_anchor, float(self.trial_records[-1]['time_s'])))
 
     def _evaluate(self, now_s: float | None = None) -> None:
         """Run the monitor on every sample owed; with ``now_s``, declare late ones stale."""

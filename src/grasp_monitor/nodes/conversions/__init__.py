@@ -2,8 +2,9 @@
 
 One module per message family: ``clock`` (time stamps, the clock), ``joints`` (joint
 states, servo commands), ``tactile`` (tactile clouds, markers), ``contacts`` (contact
-clouds and arrows, body names), ``poses`` (tf, odometry), ``diagnostics`` (diagnostics, verdicts,
-stamped values). Every name is offered here: ``conversions.time_to_msg(...)``.
+clouds and arrows, body names), ``poses`` (tf, odometry), ``diagnostics`` (diagnostics,
+verdicts, stamped values), ``event_markers`` (the monitor's events as rviz text). Every
+name is offered here: ``conversions.time_to_msg(...)``.
 """
 
 from grasp_monitor.nodes.conversions.clock import clock_to_msg, time_from_msg, time_to_msg
@@ -13,6 +14,8 @@ from grasp_monitor.nodes.conversions.contacts import (
 from grasp_monitor.nodes.conversions.diagnostics import (
     diagnostic_status, LEVELS, stamped_value_from_msg, stamped_value_to_msg, VERDICT,
     verdict_from_msg, verdict_to_msg)
+from grasp_monitor.nodes.conversions.event_markers import (
+    event_markers_to_msg, EVENT_NAMESPACE, event_text)
 from grasp_monitor.nodes.conversions.joints import (
     joint_state_from_msg, joint_state_to_msg, joint_velocities_from_msg,
     servo_command_from_joint_state, servo_command_from_multiarray, servo_command_to_multiarray)
@@ -25,10 +28,10 @@ from grasp_monitor.nodes.conversions.tactile import (
 
 __all__ = [
     'ARROW_SIZES_M', 'body_names_from_msg', 'body_names_to_msg', 'body_state_from_odometry',
-    'clock_to_msg',
-    'contact_markers_to_msg', 'CONTACT_FIELDS', 'diagnostic_status',
-    'frame_transforms_from_msg', 'joint_state_from_msg', 'joint_state_to_msg',
-    'joint_velocities_from_msg', 'LEVELS', 'MARKER_LEVELS',
+    'clock_to_msg', 'contact_markers_to_msg', 'CONTACT_FIELDS', 'diagnostic_status',
+    'event_markers_to_msg', 'EVENT_NAMESPACE', 'event_text', 'frame_transforms_from_msg',
+    'joint_state_from_msg', 'joint_state_to_msg', 'joint_velocities_from_msg', 'LEVELS',
+    'MARKER_LEVELS',
     'odometry_from_body_arrays', 'pad_contacts_from_msg', 'pad_contacts_to_msg',
     'servo_command_from_joint_state', 'servo_command_from_multiarray',
     'servo_command_to_multiarray', 'stamped_value_from_msg', 'stamped_value_to_msg',
