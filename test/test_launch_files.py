@@ -109,7 +109,8 @@ def test_the_monitor_and_the_tools_come_from_one_installed_file(launch_file, inc
 
 
 def test_show_args_lists_the_arguments_of_the_included_files():
-    assert {'scenario', 'config', 'use_sim_time', 'controller', 'rviz', 'record',
-            'record_path'} == set(arguments('sim.launch.py'))
-    assert {'servos_config', 'config', 'use_sim_time', 'rviz', 'record',
-            'record_path'} == set(arguments('hardware.launch.py'))
+    assert {'scenario', 'config', 'use_sim_time', 'controller', 'lockstep', 'rviz',
+            'rviz_config', 'record', 'record_path'} == set(arguments('sim.launch.py'))
+    # tools.launch.py's scenario picks the rviz config where no simulator sets it
+    assert {'servos_config', 'config', 'use_sim_time', 'rviz', 'rviz_config', 'scenario',
+            'record', 'record_path'} == set(arguments('hardware.launch.py'))
