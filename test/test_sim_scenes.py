@@ -61,8 +61,14 @@ def test_unknown_names_list_the_valid_ones():
     with pytest.raises(ConfigError, match="unknown scenario 'juggle'; valid scenarios: "
                                           'pick_lift, multi_block, industrial_arm'):
         build_scene('juggle')
-    with pytest.raises(ConfigError, match=r"unknown settings \['gravity'\]; valid settings: "):
+    with pytest.raises(ConfigError, match=r"unknown physics setting 'gravity'; valid settings: "):
         build_scene('pick_lift', {'gravity': 0})
+    with pytest.raises(ConfigError, match=r"scenario pick_lift has no parameter 'n_cubes'; its "
+                                          r'parameters: object_kind, object_size_m, '):
+        build_scene('pick_lift', n_cubes=3)
+    with pytest.raises(ConfigError, match=r"^parameter 'n_cubes' of scenario multi_block must "
+                                          r'be in \[1, 11\], got 12$'):
+        build_scene('multi_block', n_cubes=12)
     with pytest.raises(ConfigError, match="cone 'round' is not one of pyramidal, elliptic"):
         build_scene('pick_lift', {'cone': 'round'})
     sim = Simulator(build_scene('pick_lift'))
