@@ -230,6 +230,13 @@ def _cmd_urdf(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scenario_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the scenario and its parameter file, as the commands that build a scene take them."""
+    parser.add_argument('scenario', choices=SCENARIOS)
+    parser.add_argument('--params-file', type=Path,
+                        help='ROS parameter file (default: config/<scenario>.yaml)')
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog='grasp-monitor', description=__doc__)
@@ -324,9 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
         "file: fixed frame world, /tf, the robot description, the pads' tactile clouds "
         "coloured by pressure, tactile and contact markers, the monitor's events, the "
         'objects, and a camera framing the scene.')
-    rviz.add_argument('scenario', choices=SCENARIOS)
-    rviz.add_argument('--params-file', type=Path,
-                      help='ROS parameter file (default: config/<scenario>.yaml)')
+    _scenario_arguments(rviz)
     rviz.add_argument('--output', type=Path, help='write it here (default: standard output)')
     rviz.add_argument('--check', action='store_true',
                       help="instead, check it against the running graph: each display's "
@@ -340,9 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
         description='Run a scenario offline to its grasp and render it with MuJoCo from '
         "its rviz config's camera: the pads' taxels coloured by pressure as rviz colours "
         "the tactile clouds, and the pads' contact forces as arrows.")
-    snapshot.add_argument('scenario', choices=SCENARIOS)
-    snapshot.add_argument('--params-file', type=Path,
-                          help='ROS parameter file (default: config/<scenario>.yaml)')
+    _scenario_arguments(snapshot)
     snapshot.add_argument('--at', type=float, metavar='SECONDS',
                           help='simulated time of the picture (default: the grasp)')
     snapshot.add_argument('--output', type=Path, required=True, help='the PNG to write')
@@ -375,9 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
         'a link per body named as its /tf frame, the MJCF geometry and colours, joints with '
         'limits. Mesh geoms become STL files in <output stem>_meshes/ beside the file '
         '(with no --output: in the cache, ~/.cache/grasp_monitor/meshes).')
-    urdf.add_argument('scenario', choices=SCENARIOS)
-    urdf.add_argument('--params-file', type=Path,
-                      help='ROS parameter file (default: config/<scenario>.yaml)')
+    _scenario_arguments(urdf)
     urdf.add_argument('--gripper-only', action='store_true',
                       help='only the robot, no objects or table (what moteus_servos publishes)')
     urdf.add_argument('--output', type=Path, help='write to this file (default: standard output)')
