@@ -184,17 +184,19 @@ class MujocoSimNode(Node):
             self.markers_pub.publish(conversions.contact_markers_to_msg(
                 contacts, self.markers_scale, self.object_ids))
 
-    def _set_command(self, command) -> None:
+    def _set_command(self, command, stamp_s: float | None = None) -> None:
         with self.runner.lock:
-            self.sim.set_command(command)
+            self.sim.set_command(command, stamp_s)
 
-    def _accept(self, make_command) -> None:
-        accept_servo_command(self, self.refused, make_command, self._set_command)
+    def _accept(self, make_command, stamp_s: float | None = None) -> None:
+        accept_servo_command(self, self.refused, make_command,
+                             lambda command: self._set_command(command, stamp_s))
 
     def _on_command(self, msg: JointState) -> None:
+        stamp_s = conversions.time_from_msg(msg.header.stamp)
         self._accept(lambda: conversions.servo_command_from_joint_state(
-            msg, self.sim.servo_config, self.sim.command))
-        self.lockstep.command_in(conversions.time_from_msg(msg.header.stamp))
+            msg, self.sim.servo_config, self.sim.command), stamp_s)
+        self.lockstep.command_in(stamp_s)
 
     def _on_verdict(self, msg: DiagnosticArray) -> None:
         """Start or stop the force test at the verdict's sample; note the next one due."""
