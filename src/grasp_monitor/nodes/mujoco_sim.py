@@ -8,7 +8,7 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.inputs import accept_servo_command, refusal_counts
+from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
@@ -145,12 +145,12 @@ class MujocoSimNode(Node):
         if p['markers_rate'] > 0:
             self.create_timer(1.0 / p['markers_rate'], self._publish_markers)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(JointState, 'servo_commands', self._on_command, qos)
-        self.create_subscription(Float64MultiArray, 'servo_commands/full',
-                                 self._on_full_command, qos)
+        subscribe(self, JointState, 'servo_commands', self._on_command, qos)
+        subscribe(self, Float64MultiArray, 'servo_commands/full',
+                  self._on_full_command, qos)
         if self.verdicts_topic:
-            self.create_subscription(DiagnosticArray, self.verdicts_topic,
-                                     self._on_verdict, VERDICTS_QOS)
+            subscribe(self, DiagnosticArray, self.verdicts_topic,
+                      self._on_verdict, VERDICTS_QOS)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(SetBool, '~/pause', self._on_pause)
         self.create_service(Trigger, '~/external_force/start',
@@ -250,7 +250,7 @@ class MujocoSimNode(Node):
             level, message, values = self.sim.status()
         values.update({'ticks': self.runner.ticks, 'paused': self.runner.paused}
                       | self.lockstep.diagnostics()
-                      | refusal_counts(self.refused, 'refused_commands'))
+                      | refusal_counts(self.refused, 'refused_commands') | lost_counts(self))
         msg = DiagnosticArray()
         # on its own simulated time, whatever use_sim_time says: the time it reports on
         msg.header.stamp = conversions.time_to_msg(self.sim.time_s)
