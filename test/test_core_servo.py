@@ -93,6 +93,15 @@ def test_watchdog_stops_torque_when_commands_stop_arriving():
     assert not bank.watchdog_tripped and bank.compute_torque([0.0], [0.0], 2.0)[0] == 10.0
 
 
+def test_time_gone_back_before_the_command_trips_the_watchdog():
+    # a simulation that reset itself (time back to 0) does not keep a command of its old timeline
+    bank = ServoBank(ServoConfig(('a',), kp=10.0, kd=0.0, command_timeout_s=0.1))
+    bank.set_command(command(position=1.0, feedforward_torque=0.0, velocity=0.0,
+                             kp_scale=1.0), time_s=5.0)
+    assert bank.compute_torque([0.0], [0.0], 0.01)[0] == 0.0
+    assert bank.watchdog_tripped and bank.watchdog_trips == 1
+
+
 def test_telemetry_heats_with_torque_and_sags_the_bus():
     config = ServoConfig(('a',), kp=0.0, kd=0.0, copper_loss_w_per_nm2=4.0,
                          thermal_resistance_k_per_w=2.0, thermal_time_constant_s=10.0)

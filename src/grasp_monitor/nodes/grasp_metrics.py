@@ -14,7 +14,8 @@ from grasp_monitor.core.monitor import EventRecord
 from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
-from grasp_monitor.nodes.inputs import read_input, refusal_counts, subscribe_contacts
+from grasp_monitor.nodes.inputs import (
+    lost_counts, read_input, refusal_counts, subscribe, subscribe_contacts)
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -81,18 +82,18 @@ class GraspMetricsNode(Node):
         self.reward_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/reward', 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         for body in (p['object'], *p['pads']):
-            self.create_subscription(Odometry, f'ground_truth/{body}',
-                                     lambda m, b=body: self._on_body(b, m), qos,
-                                     callback_group=group)
+            subscribe(self, Odometry, f'ground_truth/{body}',
+                      lambda m, b=body: self._on_body(b, m), qos,
+                      callback_group=group)
         if self.contacts is not None:
             subscribe_contacts(self, self.refused, p['contacts'], self.contacts, qos, group,
                                self._contacts_in)
         for pad in p['pads'] if self.contacts is None else ():
-            self.create_subscription(PointCloud2, f'tactile/{pad}',
-                                     lambda m, pad=pad: self._on_pad(pad, m), qos,
-                                     callback_group=group)
-        self.create_subscription(DiagnosticStatus, 'grasp_monitor/events', self._on_event,
-                                 EVENTS_QOS, callback_group=group)
+            subscribe(self, PointCloud2, f'tactile/{pad}',
+                      lambda m, pad=pad: self._on_pad(pad, m), qos,
+                      callback_group=group)
+        subscribe(self, DiagnosticStatus, 'grasp_monitor/events', self._on_event,
+                  EVENTS_QOS, callback_group=group)
         self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
 
     def _on_body(self, body: str, msg: Odometry) -> None:
@@ -147,7 +148,7 @@ class GraspMetricsNode(Node):
         level, message, values = self.feed.energy_status()
         statuses = [conversions.diagnostic_status(
             f'{name}: energy', level, message,
-            values | refusal_counts(self.refused, 'refused_inputs'))]
+            values | refusal_counts(self.refused, 'refused_inputs') | lost_counts(self))]
         criteria = self.feed.criteria_status()
         if criteria is not None:
             statuses.append(conversions.diagnostic_status(f'{name}: criteria', 'OK', *criteria))

@@ -13,7 +13,8 @@ from grasp_monitor.core.monitor import Command, EventLog, GraspMonitor, InputsCo
 from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
-from grasp_monitor.nodes.inputs import read_input, refusal_counts, subscribe_contacts
+from grasp_monitor.nodes.inputs import (
+    lost_counts, read_input, refusal_counts, subscribe, subscribe_contacts)
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -122,19 +123,19 @@ class GraspMonitorNode(Node):
             subscribe_contacts(self, self.refused, p['contacts'], self.contacts, qos, group,
                                self._contacts_in)
         for pad in p['pads'] if self.contacts is None else ():
-            self.create_subscription(PointCloud2, f'tactile/{pad}',
-                                     lambda m, pad=pad: self._on_pad(pad, m), qos,
-                                     callback_group=group)
+            subscribe(self, PointCloud2, f'tactile/{pad}',
+                      lambda m, pad=pad: self._on_pad(pad, m), qos,
+                      callback_group=group)
         if p['object']:
-            self.create_subscription(Odometry, f'ground_truth/{p["object"]}', self._on_object,
-                                     qos, callback_group=group)
-        self.create_subscription(JointState, 'joint_states', self._on_joints, qos,
-                                 callback_group=group)
+            subscribe(self, Odometry, f'ground_truth/{p["object"]}', self._on_object,
+                      qos, callback_group=group)
+        subscribe(self, JointState, 'joint_states', self._on_joints, qos,
+                  callback_group=group)
         if self.base_frame:
             for topic, tf_qos in (('/tf', TF_QOS), ('/tf_static', TF_STATIC_LISTENER_QOS)):
-                self.create_subscription(TFMessage, topic,
-                                         lambda m, s=topic == '/tf_static': self._on_tf(m, s),
-                                         tf_qos, callback_group=group)
+                subscribe(self, TFMessage, topic,
+                          lambda m, s=topic == '/tf_static': self._on_tf(m, s),
+                          tf_qos, callback_group=group)
         self.force_clients = {
             start: self.create_client(Trigger, f'{p["simulator"]}/external_force/{start}')
             for start in ('start', 'stop')} if p['simulator'] else {}
@@ -242,7 +243,7 @@ class GraspMonitorNode(Node):
 
     def _publish_diagnostics(self) -> None:
         values = self.monitor.diagnostics() | self.inputs.diagnostics()
-        values.update(refusal_counts(self.refused, 'refused_inputs'),
+        values.update(refusal_counts(self.refused, 'refused_inputs') | lost_counts(self),
                       waiting_for=self._waiting_for())
         stale = self.inputs.sample(self._now_s()).stale
         msg = DiagnosticArray()

@@ -1,4 +1,11 @@
-"""How nodes take their inputs: a refused message is counted by kind, logged and dropped."""
+"""How nodes take their inputs: a refused message is counted by kind, logged and dropped.
+
+A lost one (never handed to a callback) is counted by topic (``subscribe``): the
+middleware's own count (the ``message_lost`` QoS event, which Fast DDS raises for samples
+lost on the way) plus the gaps in each publisher's publication sequence numbers, which is
+how a subscription queue that overflowed shows (Fast DDS replaces the oldest sample of a
+full KEEP_LAST queue without an event).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ from grasp_monitor.core.pad_contacts import ObjectContacts, PadContacts
 from grasp_monitor.core.servo import ServoCommand
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.qos import LATCHED_QOS
+from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from sensor_msgs.msg import PointCloud2
@@ -39,6 +47,79 @@ def refusal_counts(refused: Counter, total_key: str) -> dict[str, int]:
         f'refused.{kind}': count for kind, count in refused.items()}
 
 
+class LostInputs:
+    """Messages that never reached a node's callbacks, by topic.
+
+    Publication sequence numbers carry no publisher id, so each topic keeps one run per
+    matched publisher: a message continues the run with the highest number below its own,
+    and the numbers it skipped are lost. Exact with one publisher; with several, an
+    estimate once their numbers cross (a flooding publisher's lost messages are counted
+    too).
+    """
+
+    def __init__(self) -> None:
+        self.lost: Counter[str] = Counter()
+        self._runs: dict[str, list[int]] = {}  # per topic, latest number per run, by recency
+        self._publishers: dict[str, int] = {}
+
+    def on_message(self, topic: str, sequence: int | None) -> None:
+        """Note a message's publication sequence number (None: the middleware gives none)."""
+        if sequence is None:
+            return
+        runs = self._runs.setdefault(topic, [])
+        best = -1
+        for i, last in enumerate(runs):
+            if last < sequence and (best < 0 or last > runs[best]):
+                best = i
+        if best >= 0:
+            skipped = sequence - runs.pop(best) - 1
+            if skipped > 0:
+                self.lost[topic] += skipped
+        elif len(runs) >= max(1, self._publishers.get(topic, 1)):
+            runs.pop(0)  # a publisher restarted its numbers: drop the stalest run
+        runs.append(sequence)
+
+    def events(self, topic: str) -> SubscriptionEventCallbacks:
+        """Return the QoS event callbacks that count ``topic``'s lost messages."""
+        def lost(status) -> None:
+            self.lost[topic] += status.total_count_change
+
+        def matched(status) -> None:
+            self._publishers[topic] = status.current_count
+        return SubscriptionEventCallbacks(message_lost=lost, matched=matched)
+
+    def counts(self) -> dict[str, int]:
+        """Return diagnostic values: ``lost_inputs`` (total), then ``lost.<topic>``."""
+        return {'lost_inputs': sum(self.lost.values())} | {
+            f'lost.{topic}': count for topic, count in sorted(self.lost.items())}
+
+
+def lost_inputs(node: Node) -> LostInputs:
+    """Return the node's count of lost inputs (made on first use)."""
+    lost = getattr(node, '_grasp_monitor_lost_inputs', None)
+    if lost is None:
+        lost = LostInputs()
+        setattr(node, '_grasp_monitor_lost_inputs', lost)
+    return lost
+
+
+def subscribe(node: Node, msg_type, topic: str, callback: Callable, qos, **kwargs):
+    """``node.create_subscription`` whose lost messages are counted (``lost_inputs``)."""
+    lost = lost_inputs(node)
+    name = topic.lstrip('/')
+
+    def on_message(msg, info) -> None:
+        lost.on_message(name, info.get('publication_sequence_number'))
+        callback(msg)
+    return node.create_subscription(msg_type, topic, on_message, qos,
+                                    event_callbacks=lost.events(name), **kwargs)
+
+
+def lost_counts(node: Node) -> dict[str, int]:
+    """Return the node's lost inputs as diagnostic values (``LostInputs.counts``)."""
+    return lost_inputs(node).counts()
+
+
 def subscribe_contacts(node: Node, refused: Counter, topic: str, contacts: ObjectContacts,
                        qos: QoSProfile, group, sink: Callable[[PadContacts], None]) -> None:
     """Subscribe to the pads' contacts on ``topic`` and their body names on ``topic/bodies``.
@@ -62,7 +143,7 @@ def subscribe_contacts(node: Node, refused: Counter, topic: str, contacts: Objec
         for sample in held:
             sink(sample)
 
-    node.create_subscription(PointCloud2, topic, on_contacts, qos, callback_group=group)
+    subscribe(node, PointCloud2, topic, on_contacts, qos, callback_group=group)
     node.create_subscription(String, f'{topic}/bodies', on_bodies, LATCHED_QOS,
                              callback_group=group)
 

@@ -8,7 +8,7 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.inputs import accept_servo_command, refusal_counts
+from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
@@ -145,12 +145,12 @@ class MujocoSimNode(Node):
         if p['markers_rate'] > 0:
             self.create_timer(1.0 / p['markers_rate'], self._publish_markers)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(JointState, 'servo_commands', self._on_command, qos)
-        self.create_subscription(Float64MultiArray, 'servo_commands/full',
-                                 self._on_full_command, qos)
+        subscribe(self, JointState, 'servo_commands', self._on_command, qos)
+        subscribe(self, Float64MultiArray, 'servo_commands/full',
+                  self._on_full_command, qos)
         if self.verdicts_topic:
-            self.create_subscription(DiagnosticArray, self.verdicts_topic,
-                                     self._on_verdict, VERDICTS_QOS)
+            subscribe(self, DiagnosticArray, self.verdicts_topic,
+                      self._on_verdict, VERDICTS_QOS)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(SetBool, '~/pause', self._on_pause)
         self.create_service(Trigger, '~/external_force/start',
@@ -184,17 +184,19 @@ class MujocoSimNode(Node):
             self.markers_pub.publish(conversions.contact_markers_to_msg(
                 contacts, self.markers_scale, self.object_ids))
 
-    def _set_command(self, command) -> None:
+    def _set_command(self, command, stamp_s: float | None = None) -> None:
         with self.runner.lock:
-            self.sim.set_command(command)
+            self.sim.set_command(command, stamp_s)
 
-    def _accept(self, make_command) -> None:
-        accept_servo_command(self, self.refused, make_command, self._set_command)
+    def _accept(self, make_command, stamp_s: float | None = None) -> None:
+        accept_servo_command(self, self.refused, make_command,
+                             lambda command: self._set_command(command, stamp_s))
 
     def _on_command(self, msg: JointState) -> None:
+        stamp_s = conversions.time_from_msg(msg.header.stamp)
         self._accept(lambda: conversions.servo_command_from_joint_state(
-            msg, self.sim.servo_config, self.sim.command))
-        self.lockstep.command_in(conversions.time_from_msg(msg.header.stamp))
+            msg, self.sim.servo_config, self.sim.command), stamp_s)
+        self.lockstep.command_in(stamp_s)
 
     def _on_verdict(self, msg: DiagnosticArray) -> None:
         """Start or stop the force test at the verdict's sample; note the next one due."""
@@ -248,7 +250,7 @@ class MujocoSimNode(Node):
             level, message, values = self.sim.status()
         values.update({'ticks': self.runner.ticks, 'paused': self.runner.paused}
                       | self.lockstep.diagnostics()
-                      | refusal_counts(self.refused, 'refused_commands'))
+                      | refusal_counts(self.refused, 'refused_commands') | lost_counts(self))
         msg = DiagnosticArray()
         # on its own simulated time, whatever use_sim_time says: the time it reports on
         msg.header.stamp = conversions.time_to_msg(self.sim.time_s)

@@ -70,12 +70,17 @@ class ServoBank:
         """Return the command in force at ``time_s``.
 
         A stop (no torque) before any command and once the watchdog has tripped;
-        the same object is returned until the command changes.
+        the same object is returned until the command changes. Called once per
+        control period, the watchdog trips on the first call more than
+        ``command_timeout_s`` after the command: within the timeout plus one period.
+        Time gone back before the command (a simulation that reset itself) trips it
+        too: the command belongs to a timeline that is gone.
         """
         if self.last_command_time_s is None:
             return self._stop
         timeout = self.config.command_timeout_s
-        if timeout > 0 and time_s - self.last_command_time_s > timeout:
+        since_s = time_s - self.last_command_time_s
+        if timeout > 0 and (since_s > timeout or since_s < 0):
             if not self.watchdog_tripped:
                 self.watchdog_trips += 1
                 self.watchdog_tripped = True

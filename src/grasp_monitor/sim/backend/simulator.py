@@ -117,9 +117,18 @@ class Simulator(ServoBackend):
         """The latest command accepted (None before the first or since a reset)."""
         return self.servos.received
 
-    def set_command(self, command: ServoCommand) -> None:
-        """Accept a validated command now (it feeds the watchdog)."""
-        self.servos.set_command(command, self.time_s)
+    def set_command(self, command: ServoCommand, stamp_s: float | None = None) -> None:
+        """Accept a validated command now; it feeds the watchdog from ``stamp_s`` (s).
+
+        A stamp on this timeline (after 0, not after now) dates the command: a
+        command that reached the simulator late counts from when it was sent, so
+        the watchdog's bound holds from the sender's stamp. Otherwise it counts
+        from now.
+        """
+        now_s = self.time_s
+        if stamp_s is not None and 0.0 < stamp_s <= now_s:
+            now_s = stamp_s
+        self.servos.set_command(command, now_s)
 
     def close(self) -> None:
         """Nothing to release: the model and data go with the simulator."""
