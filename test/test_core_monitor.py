@@ -304,10 +304,25 @@ def test_the_force_test_still_ends_while_the_sensors_are_stale():
     assert only(records, 'stop_external_force').step == 5560
 
 
-def test_time_going_back_opens_a_new_trial():
+def test_time_going_back_ends_the_trial_and_waits_for_a_start():
     samples = script.time_reset(
         script.approach_then_grasp(), script.approach_then_grasp(), reset_at_s=0.8)
     mon, records, updates = run(samples)
+    assert kinds(records) == ['trial_start', 'contact', 'grasp', 'trial_end']
+    end = only(records, 'trial_end')
+    assert (end.details['reason'], end.step) == ('time_reset', 799)
+    # nothing fires after the reset: no grasp, no force test without a start
+    assert {u.status for u in updates[800:]} == {MonitorStatus.IDLE}
+    assert {u.command for u in updates[800:]} == {Command.CONTINUE}
+    assert mon.counters['time_resets'] == 1 and mon.counters['trials'] == 1
+    mon.start_trial()
+    assert mon.trial_id == 2
+
+
+def test_with_restart_on_reset_time_going_back_opens_a_new_trial():
+    samples = script.time_reset(
+        script.approach_then_grasp(), script.approach_then_grasp(), reset_at_s=0.8)
+    mon, records, updates = run(samples, monitor(restart_on_reset=True))
     assert kinds(records, trial=1) == ['trial_start', 'contact', 'grasp', 'trial_end']
     end = only(records, 'trial_end')
     assert (end.details['reason'], end.step) == ('time_reset', 799)
@@ -340,10 +355,12 @@ def test_a_trial_started_after_a_reset_between_trials_says_where_time_went_back_
                                      if k != 'reset_from_s'}).reset_from_s == -math.inf
 
 
-def test_a_reset_after_a_stop_opens_a_new_trial_without_a_second_end():
-    samples = script.time_reset(
-        script.never_contact(), script.approach_then_grasp(), reset_at_s=2.5)
+def test_a_reset_after_a_stop_ends_nothing_twice_and_opens_a_trial_only_if_asked():
+    samples = list(script.time_reset(
+        script.never_contact(), script.approach_then_grasp(), reset_at_s=2.5))
     _, records, _ = run(samples)
+    assert kinds(records) == ['trial_start', 'contact_timeout', 'trial_end']
+    _, records, _ = run(samples, monitor(restart_on_reset=True))
     assert kinds(records) == ['trial_start', 'contact_timeout', 'trial_end',
                               'trial_start', 'contact', 'grasp']
     assert [r.trial_id for r in records] == [1, 1, 1, 2, 2, 2]
@@ -399,6 +416,15 @@ def test_enabling_and_disabling_respect_prerequisites():
     assert str(error.value).startswith("unknown event 'contact_time'; valid events: contact,")
     _, records, _ = run(script.approach_then_grasp(), mon)
     assert kinds(records) == ['trial_start']
+
+
+def test_trial_ids_go_on_from_the_last_one_given():
+    mon = GraspMonitor(MonitorConfig(auto_start=False), last_trial_id=8)
+    assert mon.trial_id == 0
+    mon.start_trial()
+    assert mon.update(script.make_sample(0.0)).trial_id == 9
+    assert GraspMonitor(MonitorConfig(), last_trial_id=8).update(
+        script.make_sample(0.0)).trial_id == 9
 
 
 def test_stop_and_start_trial():

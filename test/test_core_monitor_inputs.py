@@ -1,5 +1,6 @@
 """Monitor inputs: contact from pad forces, staleness from reading ages; the event log."""
 
+import json
 import math
 
 from grasp_monitor.core.errors import ConfigError
@@ -88,6 +89,26 @@ def test_event_log_appends_flushes_and_reads_back(tmp_path):
     log.append([second])
     log.close()
     assert EventLog.read(path) == [first, second]
+
+
+def test_event_log_gives_its_last_trial_id_and_mends_an_unfinished_line(tmp_path):
+    path = tmp_path / 'events.jsonl'
+    assert EventLog.last_trial_id(path) == (0, f'no event log at {path}')
+    log = EventLog(path)
+    log.append([EventRecord('trial_start', 0.0, 0.0, 0, 7, Command.CONTINUE, {}),
+                EventRecord('trial_end', 1.0, 1.0, 100, 8, Command.CONTINUE, {})])
+    log.close()
+    with path.open('a') as file:
+        file.write('{"trial": "9", "ty')  # a writer killed mid-line
+    assert EventLog.last_trial_id(path) == (
+        8, f'event log {path}: 2 records, last trial 8, 1 lines skipped')
+    log = EventLog(path)  # the next record starts on a line of its own
+    record = EventRecord('trial_start', 0.0, 0.0, 0, 9, Command.CONTINUE, {})
+    log.append([record])
+    log.close()
+    assert EventLog.last_trial_id(path)[0] == 9
+    assert path.read_text().splitlines()[-1] == json.dumps(record.as_strings(), sort_keys=True)
+    assert EventLog.last_trial_id(tmp_path)[1].startswith(f'event log {tmp_path} unreadable')
 
 
 # -- the sample grid: stamps, not arrival, decide the samples ---------------------------

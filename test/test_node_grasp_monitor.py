@@ -183,3 +183,25 @@ def test_a_late_viewer_sees_the_trials_events_as_text_above_the_object(ros, tmp_
     heights = [m.pose.position.z for m in texts]
     assert heights == sorted(heights, reverse=True) and min(heights) > 0.0
     assert all(m.pose.position.x == 0.0 and m.pose.position.y == 0.0 for m in texts)
+
+
+def test_trial_ids_go_on_from_the_event_log_after_a_restart(ros, tmp_path):
+    client = ros.client()
+    ScriptedHand(client)
+    start = client.create_client(Trigger, 'grasp_monitor/start')
+    stop = client.create_client(Trigger, 'grasp_monitor/stop')
+    log_path = tmp_path / 'events.jsonl'
+    for expected in ('1', '2'):
+        monitor = start_monitor(ros, tmp_path)
+        assert ros.call(start, Trigger.Request()).message == expected
+        assert wait_for(lambda: any(r.kind == 'trial_start' and r.trial_id == int(expected)
+                                    for r in EventLog.read(log_path)))
+        ros.call(stop, Trigger.Request())
+        # the node goes as a killed one does: its log is what the next one reads
+        ros.executor.remove_node(monitor)
+        ros.nodes.remove(monitor)
+        monitor.destroy_node()
+    records = EventLog.read(log_path)
+    starts = [r.trial_id for r in records if r.kind == 'trial_start']
+    ends = [r.trial_id for r in records if r.kind == 'trial_end']
+    assert starts == [1, 2] and ends == [1, 2]

@@ -10,10 +10,11 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import COMMON, declare
 from grasp_monitor.nodes.process import run_node
-from grasp_monitor.nodes.qos import sensor_qos
+from grasp_monitor.nodes.qos import sensor_qos, SERVICE_QOS
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import SimRunner
 from rclpy.node import Node
@@ -82,7 +83,7 @@ class GraspControllerNode(Node):
         self.period_s = 1.0 / p['rate']
         self.hold = CommandHold(self.script.command, p['rate'])
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_service(Trigger, '~/start', self._on_start)
+        self.create_service(Trigger, '~/start', self._on_start, qos_profile=SERVICE_QOS)
         if runner is None:
             self.command_pub = self.create_publisher(
                 Float64MultiArray, 'servo_commands/full',
@@ -90,7 +91,7 @@ class GraspControllerNode(Node):
             self.create_timer(self.period_s, self._send)
         else:
             runner.add_control_callback(self._control)
-        self.create_timer(1.0, self._publish_diagnostics)
+        diagnostics_timer(self, self._publish_diagnostics)
         if p['autostart']:
             self._start()
 

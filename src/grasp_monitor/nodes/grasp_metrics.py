@@ -12,7 +12,9 @@ from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.metrics.feed import MetricsFeed
 from grasp_monitor.core.monitor import EventRecord
 from grasp_monitor.core.pad_contacts import ObjectContacts
+from grasp_monitor.core.streams import StreamWatch
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
     lost_counts, read_input, refusal_counts, subscribe, subscribe_contacts)
@@ -34,7 +36,8 @@ INTERFACES = (
               'weighted total of the criteria in `vector.x`, at each trial end, stamped '
               'when it is known (node clock)'),
     diagnostics('energy OK/WARN/ERROR against the thresholds; each criterion, the reward, '
-                'their trial and its samples, their basis (contacts or taxels (estimate))'),
+                'their trial and its samples, their basis (contacts or taxels (estimate)); '
+                'each input stream OK or STALE (1 Hz of wall time)'),
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
                '`object` and each of `pads`'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
@@ -74,6 +77,12 @@ class GraspMetricsNode(Node):
         self.feed = MetricsFeed(self.metrics, self.contacts,
                                 (p['energy_warn'], p['energy_threshold']))
         self.refused: Counter[str] = Counter()
+        # each input is due at least once a sample; silent 10 samples (>= 0.5 s): STALE
+        inputs = [f'ground_truth/{body}' for body in (p['object'], *p['pads'])] + (
+            [p['contacts']] if self.contacts is not None
+            else [f'tactile/{pad}' for pad in p['pads']])
+        self.contacts_topic = p['contacts']
+        self.streams = StreamWatch(dict.fromkeys(inputs, 1.0 / p['rate']))
         group = MutuallyExclusiveCallbackGroup()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         # Energies come in bursts when the metrics catch up: deep enough for a recorder.
@@ -94,12 +103,13 @@ class GraspMetricsNode(Node):
                       callback_group=group)
         subscribe(self, DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                   EVENTS_QOS, callback_group=group)
-        self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
+        diagnostics_timer(self, self._publish_diagnostics, group)
 
     def _on_body(self, body: str, msg: Odometry) -> None:
         state = read_input(self, self.refused, f'ground_truth/{body}',
                            lambda: conversions.body_state_from_odometry(msg))
         if state is not None:
+            self.streams.heard(f'ground_truth/{body}', wall_now_s())
             self.feed.add_body(body, state)
             self._sample()
 
@@ -107,10 +117,12 @@ class GraspMetricsNode(Node):
         cloud = read_input(self, self.refused, f'tactile/{pad}',
                            lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
+            self.streams.heard(f'tactile/{pad}', wall_now_s())
             self.feed.add_taxels(pad, *cloud)
             self._sample()
 
     def _contacts_in(self, contacts) -> None:
+        self.streams.heard(self.contacts_topic, wall_now_s())
         self.feed.add_contacts(contacts)
         self._sample()
 
@@ -154,7 +166,7 @@ class GraspMetricsNode(Node):
             statuses.append(conversions.diagnostic_status(f'{name}: criteria', 'OK', *criteria))
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
-        msg.status = statuses
+        msg.status = statuses + stream_statuses(self, self.streams)
         self.diag_pub.publish(msg)
 
 

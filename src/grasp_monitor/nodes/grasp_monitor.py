@@ -11,7 +11,9 @@ from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.frames import FrameTree
 from grasp_monitor.core.monitor import Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs
 from grasp_monitor.core.pad_contacts import ObjectContacts
+from grasp_monitor.core.streams import StreamWatch
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
     lost_counts, read_input, refusal_counts, subscribe, subscribe_contacts)
@@ -19,7 +21,8 @@ from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, servic
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import (
-    EVENTS_QOS, LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_LISTENER_QOS, VERDICTS_QOS)
+    EVENTS_QOS, LATCHED_QOS, sensor_qos, SERVICE_QOS, TF_QOS, TF_STATIC_LISTENER_QOS,
+    VERDICTS_QOS)
 from nav_msgs.msg import Odometry
 import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -44,7 +47,7 @@ INTERFACES = (
               "the trial's events as text (type, time) above the object (its latest "
               'ground truth, frame world), else above the first pad (its frame)'),
     diagnostics('monitor status: stale or fresh input, pad forces, basis (contacts or '
-                'taxels (estimate))'),
+                'taxels (estimate)); each input stream OK or STALE (1 Hz of wall time)'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
                'each of `pads`: contacts estimated from the taxels', when='!contacts'),
     subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
@@ -102,8 +105,14 @@ class GraspMonitorNode(Node):
             'contacts': p['contacts'], 'object': f'ground_truth/{p["object"]}',
             'finger_joints': 'joint_states', 'distances': '/tf'}
         self.base_frame = p['base_frame']
+        # each input is due at least once a sample; silent 10 samples (>= 0.5 s): STALE
+        self.streams = StreamWatch(dict.fromkeys(
+            [self.topics[name] for name in self.inputs.names()], 1.0 / p['rate']))
         self.frames = FrameTree()
-        self.monitor = GraspMonitor(monitor_config(p))
+        # ids go on from the log's last trial, so the log reads as one history
+        last_trial, read = EventLog.last_trial_id(p['event_log'])
+        self.get_logger().info(f'{read}; the next trial is {last_trial + 1}')
+        self.monitor = GraspMonitor(monitor_config(p), last_trial_id=last_trial)
         self.log = EventLog(p['event_log'])
         self.trial_records: list[dict[str, str]] = []
         # where the events are written: above the object once its pose is known
@@ -139,16 +148,18 @@ class GraspMonitorNode(Node):
         self.force_clients = {
             start: self.create_client(Trigger, f'{p["simulator"]}/external_force/{start}')
             for start in ('start', 'stop')} if p['simulator'] else {}
-        self.create_service(Trigger, 'grasp_monitor/start', self._on_start, callback_group=group)
-        self.create_service(Trigger, 'grasp_monitor/stop', self._on_stop, callback_group=group)
+        self.create_service(Trigger, 'grasp_monitor/start', self._on_start, callback_group=group,
+                            qos_profile=SERVICE_QOS)
+        self.create_service(Trigger, 'grasp_monitor/stop', self._on_stop, callback_group=group,
+                            qos_profile=SERVICE_QOS)
         for name in self.monitor.events.names:
             self.create_service(SetBool, f'grasp_monitor/{name}/enable',
                                 lambda q, r, name=name: self._on_enable(name, q, r),
-                                callback_group=group)
+                                callback_group=group, qos_profile=SERVICE_QOS)
         # samples are due as inputs arrive; the timer only finds those the clock left behind
         self.create_timer(1.0 / p['rate'], lambda: self._evaluate(self._now_s()),
                           callback_group=group)
-        self.create_timer(1.0, self._publish_diagnostics, callback_group=group)
+        diagnostics_timer(self, self._publish_diagnostics, group)
 
     def _now_s(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
@@ -157,10 +168,12 @@ class GraspMonitorNode(Node):
         cloud = read_input(self, self.refused, f'tactile/{pad}',
                            lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
+            self.streams.heard(f'tactile/{pad}', wall_now_s())
             self.inputs.update_pad(pad, cloud[1], cloud[2])
             self._evaluate()
 
     def _contacts_in(self, contacts) -> None:
+        self.streams.heard(self.topics['contacts'], wall_now_s())
         self.inputs.update_object_contacts(self.contacts, contacts)
         self._evaluate()
 
@@ -168,6 +181,7 @@ class GraspMonitorNode(Node):
         body = read_input(self, self.refused, 'ground_truth',
                           lambda: conversions.body_state_from_odometry(msg))
         if body is not None:
+            self.streams.heard(self.topics['object'], wall_now_s())
             self.event_anchor = (msg.header.frame_id or 'world', body.position_in_world)
             self.inputs.update_object(body.linear_velocity_in_world, body.time_s)
             self._evaluate()
@@ -176,6 +190,7 @@ class GraspMonitorNode(Node):
         joints = read_input(self, self.refused, 'joint_states',
                             lambda: conversions.joint_velocities_from_msg(msg))
         if joints is not None:
+            self.streams.heard('joint_states', wall_now_s())
             self.inputs.update_joints(*joints)
             self._evaluate()
 
@@ -183,6 +198,8 @@ class GraspMonitorNode(Node):
         transforms = read_input(self, self.refused, '/tf_static' if static else '/tf',
                                 lambda: conversions.frame_transforms_from_msg(msg))
         if transforms is not None:
+            if not static:
+                self.streams.heard('/tf', wall_now_s())
             self.frames.update(transforms, static)
             if not static and self.inputs.update_frames(self.frames, self.base_frame):
                 self._evaluate()
@@ -250,7 +267,8 @@ class GraspMonitorNode(Node):
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
             f'{self.get_fully_qualified_name()}: monitor', 'STALE' if stale else 'OK',
-            'stale input' if stale else 'fresh input', values)]
+            'stale input' if stale else 'fresh input', values)] + stream_statuses(
+                self, self.streams)
         self.diag_pub.publish(msg)
 
     def _waiting_for(self) -> str:

@@ -15,11 +15,12 @@ from grasp_monitor.core.settings import Setting
 from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare
 from grasp_monitor.nodes.process import run_node
-from grasp_monitor.nodes.qos import LATCHED_QOS, sensor_qos
+from grasp_monitor.nodes.qos import LATCHED_QOS, sensor_qos, SERVICE_QOS
 from grasp_monitor.sim.scenes import SCENARIOS
 import moteus
 from rclpy.node import Node
@@ -124,10 +125,10 @@ class MoteusServosNode(Node):
                 String, '/robot_description', LATCHED_QOS)
             self.description_pub.publish(String(data=self._description(
                 p['robot_description_scenario'])))
-        self.create_service(Trigger, '~/stop', self._on_stop)
-        self.create_service(Trigger, '~/resume', self._on_resume)
+        self.create_service(Trigger, '~/stop', self._on_stop, qos_profile=SERVICE_QOS)
+        self.create_service(Trigger, '~/resume', self._on_resume, qos_profile=SERVICE_QOS)
         self.create_timer(1.0 / p['publish_rate'], self._publish)
-        self.create_timer(1.0, self._publish_diagnostics)
+        diagnostics_timer(self, self._publish_diagnostics)
         self.servos.start()
 
     def _description(self, scenario: str) -> str:

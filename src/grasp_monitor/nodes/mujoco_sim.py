@@ -8,11 +8,13 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
-from grasp_monitor.nodes.qos import LATCHED_QOS, sensor_qos, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS
+from grasp_monitor.nodes.qos import (
+    LATCHED_QOS, sensor_qos, SERVICE_QOS, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.lockstep import Lockstep
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
@@ -151,13 +153,13 @@ class MujocoSimNode(Node):
         if self.verdicts_topic:
             subscribe(self, DiagnosticArray, self.verdicts_topic,
                       self._on_verdict, VERDICTS_QOS)
-        self.create_service(Trigger, '~/reset', self._on_reset)
-        self.create_service(SetBool, '~/pause', self._on_pause)
+        self.create_service(Trigger, '~/reset', self._on_reset, qos_profile=SERVICE_QOS)
+        self.create_service(SetBool, '~/pause', self._on_pause, qos_profile=SERVICE_QOS)
         self.create_service(Trigger, '~/external_force/start',
-                            lambda q, r: self._on_force(True, q, r))
+                            lambda q, r: self._on_force(True, q, r), qos_profile=SERVICE_QOS)
         self.create_service(Trigger, '~/external_force/stop',
-                            lambda q, r: self._on_force(False, q, r))
-        self.create_timer(1.0, self._publish_diagnostics)
+                            lambda q, r: self._on_force(False, q, r), qos_profile=SERVICE_QOS)
+        diagnostics_timer(self, self._publish_diagnostics)
         self.thread = threading.Thread(target=self._run, daemon=True)
         if start:
             self.thread.start()

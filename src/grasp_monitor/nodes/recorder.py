@@ -8,6 +8,7 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import resolved
 from grasp_monitor.nodes.interfaces import diagnostics, subscribes
 from grasp_monitor.nodes.params import choice_checker, declare
@@ -62,8 +63,7 @@ class RecorderNode(Node):
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_timer(p['discovery_period'], self._discover, callback_group=self.group,
                           clock=steady)
-        self.create_timer(1.0, self._publish_diagnostics, callback_group=self.group,
-                          clock=steady)
+        diagnostics_timer(self, self._publish_diagnostics, self.group)
         self.get_logger().info(f'recording to {self.writer.path}')
         self._discover()
 

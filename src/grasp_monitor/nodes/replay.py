@@ -9,11 +9,12 @@ from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import resolved
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
-from grasp_monitor.nodes.qos import message_class, qos_profile
+from grasp_monitor.nodes.qos import message_class, qos_profile, SERVICE_QOS
 from grasp_monitor.nodes.replay_parameters import PARAMETERS
 from grasp_monitor.recording import PlaybackConfig, Player, TopicSelection
 from rcl_interfaces.msg import SetParametersResult
@@ -71,8 +72,8 @@ class ReplayNode(Node):
         self.clock_pub = None if self.player.recorded_clock or not self.config.clock_period_ns \
             else self.create_publisher(Clock, '/clock', 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_service(SetBool, '~/pause', self._on_pause)
-        self.create_timer(1.0, self._publish_diagnostics)
+        self.create_service(SetBool, '~/pause', self._on_pause, qos_profile=SERVICE_QOS)
+        diagnostics_timer(self, self._publish_diagnostics)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 

@@ -10,6 +10,7 @@ from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.tactile.taxel_grid import TaxelLayout
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare
 from grasp_monitor.nodes.process import run_node
@@ -77,7 +78,7 @@ class TactileAdapterNode(Node):
         self.cloud_pub = self.create_publisher(PointCloud2, f'tactile/{self.pad}', qos)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(Float32MultiArray, p['input_topic'], self._on_values, qos)
-        self.create_timer(1.0, self._publish_diagnostics)
+        diagnostics_timer(self, self._publish_diagnostics)
 
     def _on_values(self, msg: Float32MultiArray) -> None:
         try:

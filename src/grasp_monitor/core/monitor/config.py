@@ -40,6 +40,8 @@ class MonitorConfig:
         time_reset_tolerance_s: time going back by more than this opens a new
             trial; by less, the sample is dropped as out of order, s.
         auto_start: open a trial on the first sample without a start call.
+        restart_on_reset: time going back opens the next trial by itself (else a
+            reset ends the trial and the monitor waits for a start).
         robot_bodies: names of the B robot bodies, in sample order (optional;
             when given, every sample must have B bodies).
         events: the events to run (any order; they run in EVENT_ORDER).
@@ -59,6 +61,7 @@ class MonitorConfig:
     max_sample_age_s: float = math.inf
     time_reset_tolerance_s: float = 0.0
     auto_start: bool = True
+    restart_on_reset: bool = default('restart_on_reset')
     robot_bodies: tuple[str, ...] = ()
     events: tuple[str, ...] = tuple(default('events'))
 

@@ -92,17 +92,23 @@ class MonitorInputs:
         inputs += int(config.use_distances)
         self.grid = StampGrid(inputs, config.period_s, config.time_back_s)
 
-    def missing(self) -> tuple[str, ...]:
-        """Return the inputs no reading has come from yet, by what they are.
+    def names(self) -> tuple[str, ...]:
+        """Return the inputs by what they are, in the grid's order.
 
         Each is a pad's name, ``contacts``, ``object``, ``finger_joints`` or ``distances``.
-        Samples are taken only once each has spoken, so a trial started before then opens
-        at the first sample after.
         """
-        names = (('contacts',) if self.config.contacts else self.config.pads) \
+        return (('contacts',) if self.config.contacts else self.config.pads) \
             + (('object',) if self.config.use_object else ()) \
             + (('finger_joints',) if self.config.finger_joints else ()) \
             + (('distances',) if self.config.use_distances else ())
+
+    def missing(self) -> tuple[str, ...]:
+        """Return the inputs no reading has come from yet, as :meth:`names` names them.
+
+        Samples are taken only once each has spoken, so a trial started before then opens
+        at the first sample after.
+        """
+        names = self.names()
         return tuple(names[i] for i in self.grid.silent())
 
     def update_pad(self, pad: str, forces_n: npt.ArrayLike, time_s: float) -> None:

@@ -49,25 +49,28 @@ class GraspMonitor:
     """Runs the enabled events over a stream of samples, trial after trial.
 
     A trial opens on the first sample after construction (with ``auto_start``)
-    or after :meth:`start_trial`, and when time goes back (a simulator reset);
-    it ends when an event says STOP, on :meth:`stop_trial`, or on a reset.
+    or after :meth:`start_trial`; it ends when an event says STOP, on
+    :meth:`stop_trial`, or when time goes back (a simulator reset: reason
+    'time_reset'), after which the monitor waits for :meth:`start_trial`, or
+    with ``restart_on_reset`` opens the next trial by itself.
     Not thread-safe: call it from one thread (in a node, one mutually
     exclusive callback group for the samples and the services).
 
     Args:
         config: the parameters and the events to run.
+        last_trial_id: trials are numbered from this + 1 (a node resumes its log's).
 
     Attributes:
         counters: samples, stale, paused, out_of_order, time_resets, trials.
     """
 
-    def __init__(self, config: MonitorConfig | None = None) -> None:
+    def __init__(self, config: MonitorConfig | None = None, last_trial_id: int = 0) -> None:
         self.config = config if config is not None else MonitorConfig()
         self.events = self.config.build_events()
         self._enabled = dict.fromkeys(self.events.names, True)
         self._trial: TrialState | None = None
-        self._last_trial_id = 0
-        self._pending_id = 1 if self.config.auto_start else 0
+        self._last_trial_id = max(0, int(last_trial_id))
+        self._pending_id = self._last_trial_id + 1 if self.config.auto_start else 0
         self._latest_s = -math.inf  # the latest sample's stamp, trial or not
         self._reset_from_s = -math.inf  # where time last went back from
         self.status = MonitorStatus.IDLE
@@ -197,7 +200,7 @@ class GraspMonitor:
                 return self._result(MonitorStatus.OUT_OF_ORDER, Command.CONTINUE, records)
             self.counters['time_resets'] += 1
             records += self._close('time_reset')
-            self._pending_id = self._last_trial_id + 1
+            self._pending_id = self._last_trial_id + 1 if self.config.restart_on_reset else 0
             trial = None
         first = trial is None
         if first:

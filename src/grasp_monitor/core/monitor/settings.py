@@ -24,6 +24,9 @@ SETTINGS = (
              read_only=True), 'slip_out_s'),
     (Setting('max_distance', 2.0, 'A pad farther than this from base_frame stops the trial '
              '(flying_apart), m.', 1e-3, 1e3, read_only=True), 'max_distance_m'),
+    (Setting('restart_on_reset', False, 'A reset (time going back) ends the open trial; '
+             'true = it also opens the next trial by itself, false = the next waits for '
+             'a start.', read_only=True), 'restart_on_reset'),
     (Setting('force_test_time', 5.0, 'External force test duration after the grasp, s.',
              1e-3, 3600.0, read_only=True), 'force_test_s'),
 )
