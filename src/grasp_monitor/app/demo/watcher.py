@@ -12,6 +12,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.app.demo.pad_forces import pad_inputs, read_pad
 from grasp_monitor.app.demo.plan import GraphPlan
+from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
 import rclpy
@@ -106,7 +107,10 @@ class Watcher:
         self.SetBool, self.Trigger = SetBool, Trigger
 
     def _on_joints(self, msg) -> None:
-        stamp_s = conversions.time_from_msg(msg.header.stamp)
+        try:
+            stamp_s = conversions.joint_velocities_from_msg(msg)[2]  # as the monitor reads it
+        except GraspMonitorError:
+            return  # not the simulator's: the nodes refuse and count it
         with self.lock:
             if self.seen.on_new_timeline('joints', stamp_s):
                 self.seen.sim_time_s = stamp_s
