@@ -5,14 +5,16 @@ Canny (1992) define two wrench sets:
 
 - **L1**: ``W1 = hull(∪_i {w_ij})``, the wrenches the contacts apply with the *sum* of
   their normal forces equal to 1.
-- **L∞**: ``W∞ = hull(⊕_i {w_ij})`` (Minkowski sum over contacts), the wrenches with
-  *each* contact's normal force equal to 1.
+- **L∞**: ``W∞ = ⊕_i hull({0} ∪ {w_ij})`` (Minkowski sum over contacts), the wrenches
+  with *each* contact's normal force at most 1. Ferrari and Canny write the sum without
+  the origin (each normal force exactly 1); for two pads on opposite faces that set is
+  flat (the normal forces cancel in every sum), so its epsilon would always be 0.
 
 Epsilon is the distance from the origin to the set's boundary (the radius of the
 largest ball about the origin inside it): the smallest wrench, in the scaled wrench
 norm, that some disturbance needs to break the grasp per unit of grip. It is 0 when the
 origin is not strictly inside (no force closure). Computed by ``polytope`` from the
-sets' support functions (``h1(u) = max_ij u·w_ij``, ``h∞(u) = Σ_i max_j u·w_ij``), exact
+sets' support functions (``h1(u) = max_ij u·w_ij``, ``h∞(u) = Σ_i max(0, max_j u·w_ij)``), exact
 to ``TOLERANCE``; the tests compare it with scipy's ConvexHull.
 
 Degenerate grasps never raise: they give 0 and say why (``GraspQuality.reason``).
@@ -36,7 +38,7 @@ TOLERANCE = 1e-9
 _AXES = np.linalg.qr(np.random.default_rng(0x5EED).normal(size=(6, 6)))[0].T.copy()
 #: Why epsilon is 0 (or a bound), by the polytope's status.
 _REASONS = {
-    polytope.LOWER_DIMENSIONAL: 'the contact wrenches span fewer than 6 dimensions',
+    polytope.LOWER_DIMENSIONAL: 'no force closure: the contact wrenches lie in a hyperplane',
     polytope.ORIGIN_OUTSIDE: 'no force closure: the origin is outside the wrench set',
     polytope.DEGENERATE: 'the wrench set is numerically degenerate',
     polytope.LIMIT: 'vertex limit reached: a lower bound',

@@ -1,7 +1,8 @@
 """The distance from the origin to the boundary of a wrench set, by expanding a polytope.
 
 The wrench set is given by its support function only (``_support``): the convex hull
-of the union of the contact wrenches (L1) or their Minkowski sum (L∞). The expanding
+of the union of the contact wrenches (L1) or the Minkowski sum of each contact's hull
+with the origin (L∞). The expanding
 polytope algorithm (EPA, as in collision detection) grows a polytope of support points
 inside the set: the facet nearest the origin is a lower bound of the distance, the
 support in its normal an upper bound; when they meet, that facet lies on the set's
@@ -26,7 +27,7 @@ import numpy as np
 
 _log = logging.getLogger(__name__)
 
-#: Statuses the kernel returns.
+#: Statuses the kernel returns (lower-dimensional: the set lies in a hyperplane).
 OK, LOWER_DIMENSIONAL, ORIGIN_OUTSIDE, DEGENERATE, LIMIT = range(5)
 #: Bits of a vertex id in a ridge key (four ids in an int64).
 _ID_BITS = 12
@@ -38,23 +39,24 @@ def _support(points: np.ndarray, linf: bool, u: np.ndarray, out: np.ndarray) -> 
     """Write the support point of the set in direction ``u`` into ``out``; return its value.
 
     ``points`` (K, E, 6): E wrenches of each of K contacts. L1: the largest u·w over all;
-    L∞: the sum over contacts of each one's largest.
+    L∞: the sum over contacts of each one's largest or 0 (a contact may push less).
     """
     for c in range(6):
         out[c] = 0.0
     if linf:
         total = 0.0
         for k in range(points.shape[0]):
-            best, bj = -np.inf, 0
+            best, bj = 0.0, -1
             for j in range(points.shape[1]):
                 v = 0.0
                 for c in range(6):
                     v += points[k, j, c] * u[c]
                 if v > best:
                     best, bj = v, j
-            total += best
-            for c in range(6):
-                out[c] += points[k, bj, c]
+            if bj >= 0:
+                total += best
+                for c in range(6):
+                    out[c] += points[k, bj, c]
         return total
     best, bk, bj = -np.inf, 0, 0
     for k in range(points.shape[0]):
