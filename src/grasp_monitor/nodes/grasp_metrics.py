@@ -31,7 +31,8 @@ INTERFACES = (
               "the sample's time"),
     publishes('grasp_metrics/epsilon', 'geometry_msgs/msg/Vector3Stamped', 'deep',
               'grasp quality, every sample: Ferrari–Canny epsilon L1 in `vector.x`, L∞ in '
-              "`vector.y`, the contacts in `vector.z`, stamped with the sample's time"),
+              '`vector.y` (NaN: not the `epsilon.variant`), the contacts in `vector.z`, '
+              "stamped with the sample's time"),
     publishes('grasp_metrics/reward', 'geometry_msgs/msg/Vector3Stamped', 'default',
               'weighted total of the criteria in `vector.x`, at each trial end, stamped '
               'when it is known (node clock)'),

@@ -118,8 +118,7 @@ class MetricsFeed:
         quality = last[1]
         variant = self.metrics.config.epsilon.variant
         value = quality.value(variant)
-        values = {'epsilon': repr(value), 'epsilon_l1': repr(quality.l1),
-                  'epsilon_linf': repr(quality.linf), 'variant': variant,
+        values = {'epsilon': repr(value), 'variant': variant,
                   'contacts': str(quality.contacts), 'time_s': repr(last[0]),
                   'reason': quality.reason}
         return 'OK', (f'epsilon {value:.4g}' if value > 0 else

@@ -41,7 +41,8 @@ def contacts_quality(obj: BodyState, points_in_world: np.ndarray,
                      forces_on_object_in_world: np.ndarray,
                      normals_in_world: np.ndarray | None,
                      config: EpsilonConfig) -> GraspQuality:
-    """Return the epsilon of the contacts with at least ``MIN_CONTACT_FORCE_N``.
+    """Return the epsilon (``config.variant``'s) of the contacts with at least
+    ``MIN_CONTACT_FORCE_N``.
 
     Normals point into the object; without them, each force's direction stands in.
     """
@@ -49,7 +50,8 @@ def contacts_quality(obj: BodyState, points_in_world: np.ndarray,
     keep = np.einsum('ki,ki->k', forces, forces) >= MIN_CONTACT_FORCE_N ** 2
     normals = forces if normals_in_world is None else np.asarray(normals_in_world, float)
     return grasp_quality(np.asarray(points_in_world, float).reshape(-1, 3)[keep],
-                         normals.reshape(-1, 3)[keep], obj.position_in_world, config)
+                         normals.reshape(-1, 3)[keep], obj.position_in_world, config,
+                         (config.variant,))
 
 
 def taxel_quality(obj: BodyState, pads: Sequence[BodyState],
@@ -80,9 +82,9 @@ def taxel_quality(obj: BodyState, pads: Sequence[BodyState],
         normals.append(-np.sign(forces[rim, 2])[:, None] * rotation[:, 2][None, :])
     if not points:
         return grasp_quality(np.zeros((0, 3)), np.zeros((0, 3)), obj.position_in_world,
-                             config)
+                             config, (config.variant,))
     return grasp_quality(np.concatenate(points), np.concatenate(normals),
-                         obj.position_in_world, config)
+                         obj.position_in_world, config, (config.variant,))
 
 
 def stamped(time_s: float, obj: BodyState, pads: Sequence[BodyState]

@@ -14,8 +14,8 @@ CONTACT_MODELS = ('point', 'soft')
 
 #: Each setting with the ``EpsilonConfig`` field it sets.
 SETTINGS = (
-    (Setting('epsilon.variant', 'l1', 'Epsilon the criterion and the summaries take: l1 '
-             '(sum of the normal forces <= 1) or linf (each <= 1); both are published.',
+    (Setting('epsilon.variant', 'l1', 'Epsilon computed each sample: l1 (sum of the '
+             'normal forces <= 1) or linf (each <= 1; about 10-100 times slower).',
              choices=VARIANTS, read_only=True), 'variant'),
     (Setting('epsilon.contact', 'point', 'Contact model: point (with friction) or soft '
              '(adds torsional friction about the normal).', choices=CONTACT_MODELS,
