@@ -147,27 +147,31 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         config: how epsilon is computed.
         variants: the epsilons computed; the others are NaN.
     """
+    def zero(count: int, reason: str) -> GraspQuality:
+        return GraspQuality(0.0 if 'l1' in variants else math.nan,
+                            0.0 if 'linf' in variants else math.nan, count, reason)
+
     points = np.asarray(points_in_world, float).reshape(-1, 3)
     normals = np.asarray(normals_in_world, float).reshape(-1, 3)
     if points.shape != normals.shape:
-        return GraspQuality(0.0, 0.0, 0, 'points and normals count different contacts')
+        return zero(0, 'points and normals count different contacts')
     length = np.sqrt(np.einsum('ki,ki->k', normals, normals))
     keep = np.isfinite(length) & (length > 0) & np.isfinite(points).all(axis=1)
     points, normals = points[keep], normals[keep] / length[keep, None]
     count = len(points)
     soft = config.contact == 'soft' and config.torsion_m > 0
     if count == 0:
-        return GraspQuality(0.0, 0.0, 0, 'no contact')
+        return zero(0, 'no contact')
     if count == 1:
-        return GraspQuality(0.0, 0.0, 1, 'one contact cannot hold every wrench')
+        return zero(1, 'one contact cannot hold every wrench')
     if count == 2 and not soft:
-        return GraspQuality(0.0, 0.0, 2, 'two point contacts cannot resist a torque about '
-                                         'the line through them')
+        return zero(2, 'two point contacts cannot resist a torque about the line through '
+                       'them')
     from_com = points - np.asarray(com_in_world, float).reshape(3)
     torque_length_m = config.torque_length_m or float(
         np.sqrt(np.einsum('ki,ki->k', from_com, from_com)).max())
     if not (math.isfinite(torque_length_m) and torque_length_m > 0):
-        return GraspQuality(0.0, 0.0, count, 'every contact is at the centre of mass')
+        return zero(count, 'every contact is at the centre of mass')
     wrenches = contact_wrenches(from_com, normals, config.friction, config.cone_edges,
                                 config.torsion_m if soft else 0.0, torque_length_m)
     l1, why_l1 = epsilon(wrenches, 'l1') if 'l1' in variants else (math.nan, '')
