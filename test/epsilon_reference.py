@@ -1,9 +1,10 @@
 """The reference epsilon: scipy's ConvexHull of the contact wrenches, straightforward.
 
 L1: the hull of every contact wrench; L∞: the hull of the Minkowski sum of each
-contact's wrenches and the origin, built one contact at a time (sums of the hull's vertices so far with the next contact's
-wrenches), so only for a few contacts. Epsilon is the smallest facet offset, 0 when
-the origin is not strictly inside or the wrenches span fewer than 6 dimensions.
+contact's wrenches and the origin, built one contact at a time (sums of the hull's
+vertices so far with the next contact's wrenches), so only for a few contacts. Epsilon
+is the smallest facet offset, 0 when the origin is not strictly inside or the wrenches
+span fewer than 6 dimensions.
 """
 
 import numpy as np

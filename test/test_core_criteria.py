@@ -6,9 +6,9 @@ from grasp_monitor import testing as script
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics.criteria import (
     CRITERIA, CriteriaConfig, CriteriaReport, CriteriaWeights, epsilon_criterion,
-    evaluate_criteria, final_position_criterion, force_criterion, grasp_index, grasp_time_criterion,
-    instant_contacting_link_criterion, instant_force_criterion, object_cog_criterion,
-    time_criterion)
+    evaluate_criteria, final_position_criterion, force_criterion, grasp_index,
+    grasp_time_criterion, instant_contacting_link_criterion, instant_force_criterion,
+    object_cog_criterion, time_criterion)
 from grasp_monitor.core.metrics.trial import ContactSummary, TrialRecord
 from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, MonitorConfig
 import numpy as np

@@ -41,7 +41,7 @@ PARAMETERS = COMMON + (
             1e-6, 1e6, read_only=True),
 ) + tuple(Setting(f'weights.{name}', getattr(CriteriaWeights(), name),
                   f'Weight of the {name} criterion.', 0.0, 1e6, read_only=True)
-        for name in CRITERIA) + EPSILON_SETTINGS
+          for name in CRITERIA) + EPSILON_SETTINGS
 
 
 def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:

@@ -41,8 +41,7 @@ def contacts_quality(obj: BodyState, points_in_world: np.ndarray,
                      forces_on_object_in_world: np.ndarray,
                      normals_in_world: np.ndarray | None,
                      config: EpsilonConfig) -> GraspQuality:
-    """Return the epsilon (``config.variant``'s) of the contacts with at least
-    ``MIN_CONTACT_FORCE_N``.
+    """Return the epsilon (``config.variant``) of the contacts of ``MIN_CONTACT_FORCE_N`` on.
 
     Normals point into the object; without them, each force's direction stands in.
     """

@@ -310,7 +310,7 @@ class TrialRecord:
 
     @property
     def epsilon(self) -> np.ndarray:
-        """(N,) grasp quality, the Ferrari–Canny epsilon (NaN: not computed)."""
+        """Grasp quality of each sample (N,): the Ferrari–Canny epsilon, NaN where not computed."""
         return self._view('epsilon')
 
     @property

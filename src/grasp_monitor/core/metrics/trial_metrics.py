@@ -152,9 +152,9 @@ class TrialMetrics:
             normals_in_world: (K, 3) contact normals into the object (None: the forces'
                 directions stand in, for the grasp quality).
         """
-        return self._add((time_s, obj, pads, ('contacts', points_in_world,
-                                               forces_on_object_in_world, pad_index,
-                                               normals_in_world)), timeline)
+        reading = ('contacts', points_in_world, forces_on_object_in_world, pad_index,
+                   normals_in_world)
+        return self._add((time_s, obj, pads, reading), timeline)
 
     def _quality(self, obj: BodyState, pads: Sequence[BodyState],
                  reading: tuple) -> GraspQuality:

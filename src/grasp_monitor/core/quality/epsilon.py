@@ -125,7 +125,7 @@ def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
         scale = float(np.abs(points).max())
         jiggle = np.random.default_rng(0).uniform(-1.0, 1.0, points.shape) * 1e-10 * scale
         value, status, _ = distance(points + jiggle, linf, TOLERANCE, MAX_VERTICES,
-                                  _AXES)
+                                    _AXES)
     if status in (OK, LIMIT):
         return float(value), _REASONS.get(status, '')
     return 0.0, _REASONS[status]

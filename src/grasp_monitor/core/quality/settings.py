@@ -1,5 +1,4 @@
-"""The grasp quality's settings: the one table the metrics node, the offline run and
-``EpsilonConfig`` read."""
+"""The grasp quality's settings: the table the metrics node, the run and EpsilonConfig read."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 
 def tangents(normals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return two unit tangents (K, 3) orthogonal to each unit normal (K, 3) and each other."""
+    """Return (K, 3) twice: unit tangents orthogonal to each unit normal and each other."""
     helper = np.zeros_like(normals)
     helper[np.arange(len(normals)), np.argmin(np.abs(normals), axis=1)] = 1.0
     t1 = np.cross(normals, helper)
