@@ -56,6 +56,8 @@ BENCHMARKS = (
               ('--repeats', '1', '--seconds', '0.05', '--only', 'contacts')),
     Benchmark('tactile', 'bench_tactile.py', (), ('--samples', '10')),
     Benchmark('energy', 'bench_energy.py', (), ('--samples', '100000', '--repeats', '1')),
+    Benchmark('epsilon', 'bench_epsilon.py', (),
+              ('--contacts', '4', '8', '--grasps', '20', '--timed', '5')),
     Benchmark('benchmark_wall', 'bench_benchmark.py', ('--repeats', '7', '--clock', 'wall'),
               ('--repeats', '1', '--seconds', '0.1', '--clock', 'wall')),
     Benchmark('benchmark', 'bench_benchmark.py', ('--repeats', '5'),

@@ -11,9 +11,10 @@ from grasp_monitor.app.scenario_config import default_params_file
 import pytest
 import yaml
 
-#: Seven criteria of weight 1; a held pick scores above 4 (see test_graph_demo).
+#: Seven criteria of weight 1 and epsilon of weight 0; a held pick scores above 4 (see
+#: test_graph_demo).
 CRITERIA = {'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
-            'grasp_time', 'final_position'}
+            'grasp_time', 'final_position', 'epsilon'}
 #: The monitor samples at 100 Hz (config/pick_lift.yaml).
 TICK_S = 0.01
 
@@ -46,8 +47,15 @@ def test_run_writes_events_criteria_and_reward_as_the_demo_summary_does(two_runs
     kinds = [e['type'] for e in result['events']]
     assert kinds[:3] == ['trial_start', 'contact', 'grasp'] and kinds[-1] == 'trial_end'
     assert set(result['criteria']) == CRITERIA
-    assert result['reward'] == pytest.approx(sum(result['criteria'].values()))
+    assert result['reward'] == pytest.approx(sum(
+        value for name, value in result['criteria'].items() if name != 'epsilon'))
     assert result['reward'] > 4.0, result['criteria']  # a grasp, held
+    # the grasp quality: the pads' contacts hold the object from the grasp on
+    epsilon = result['epsilon']
+    assert epsilon['variant'] == 'l1' and epsilon['samples'] > 100
+    assert 0.1 < epsilon['at_grasp'] <= epsilon['peak'] <= 1.0
+    assert result['criteria']['epsilon'] == pytest.approx(epsilon['mean_after_grasp'])
+    assert f'epsilon (l1)    at grasp {epsilon["at_grasp"]:.4g}' in runs[1].stdout
     assert result['params_file'] == str(default_params_file('pick_lift'))
     assert result['basis'] == 'contacts'  # the pads' contacts with the object
     # the print-out shows them too

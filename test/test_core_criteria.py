@@ -5,10 +5,10 @@ import math
 from grasp_monitor import testing as script
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics.criteria import (
-    CRITERIA, CriteriaConfig, CriteriaReport, CriteriaWeights, evaluate_criteria,
-    final_position_criterion, force_criterion, grasp_index, grasp_time_criterion,
-    instant_contacting_link_criterion, instant_force_criterion, object_cog_criterion,
-    time_criterion)
+    CRITERIA, CriteriaConfig, CriteriaReport, CriteriaWeights, epsilon_criterion,
+    evaluate_criteria, final_position_criterion, force_criterion, grasp_index,
+    grasp_time_criterion, instant_contacting_link_criterion, instant_force_criterion,
+    object_cog_criterion, time_criterion)
 from grasp_monitor.core.metrics.trial import ContactSummary, TrialRecord
 from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, MonitorConfig
 import numpy as np
@@ -62,7 +62,7 @@ def test_weighted_total_and_rounded_report():
     assert report.rounded() == {
         'time': 1.0, 'force': 0.2, 'object_cog': 0.769, 'instant_force': 0.5,
         'instant_contacting_link': 1.0, 'grasp_time': 0.6, 'final_position': 0.667,
-        'total': 4.736}
+        'epsilon': 0.0, 'total': 4.736}
     assert report.as_strings()['object_cog'] == '0.769'
     weights = CriteriaWeights(time=2.0, force=0.0, object_cog=0.0, instant_force=1.0,
                               instant_contacting_link=0.5, grasp_time=0.0, final_position=3.0)
@@ -70,7 +70,23 @@ def test_weighted_total_and_rounded_report():
     assert weighted.total == pytest.approx(2.0 * 1.0 + 0.5 + 0.5 * 1.0 + 3.0 * 2.0 / 3.0)
     assert list(weighted.partials) == [
         'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
-        'grasp_time', 'final_position']
+        'grasp_time', 'final_position', 'epsilon']
+
+
+def test_the_epsilon_criterion_is_the_mean_quality_from_the_grasp_and_weighs_0_by_default():
+    record = TrialRecord(n_bodies=3, trial_id=1)
+    # epsilon 0.9 before the grasp (left out), then 0.2, NaN (not computed), 0.4
+    for second, epsilon in enumerate((0.9, 0.2, math.nan, 0.4)):
+        record.append(float(second), np.zeros(3), np.zeros(3), NO_CONTACT, epsilon)
+    assert epsilon_criterion(record) == 0.0  # no grasp yet
+    record.add_event(EventRecord('grasp', 1.0, 1.0, 1, 1, Command.ACTIVATE))
+    assert epsilon_criterion(record) == pytest.approx(0.3)
+    report = evaluate_criteria(record, CONFIG)
+    assert report.partials['epsilon'] == pytest.approx(0.3)
+    assert report.total == pytest.approx(sum(
+        value for name, value in report.partials.items() if name != 'epsilon'))
+    weighted = evaluate_criteria(record, CONFIG, CriteriaWeights(epsilon=2.0))
+    assert weighted.total == pytest.approx(report.total + 0.6)
 
 
 def test_a_contact_timeout_scores_zero_everywhere():
@@ -155,7 +171,7 @@ def test_monitor_events_feed_the_record_of_a_scripted_grasp():
     expected = {
         'time': 1.0, 'force': 1.0 / 3.0, 'object_cog': 1.0, 'instant_force': 1.0,
         'instant_contacting_link': 2.0 / 3.0, 'grasp_time': 1.0 - 0.559 / 5.0,
-        'final_position': 1.0 - 0.149 / 0.3}
+        'final_position': 1.0 - 0.149 / 0.3, 'epsilon': 0.0}  # no epsilon recorded
     assert dict(report.partials) == pytest.approx(expected)
     assert report.total == pytest.approx(sum(expected.values()))
     assert report.rounded()['total'] == 5.392

@@ -304,3 +304,39 @@ def test_a_trial_after_a_reset_takes_the_new_timeline_though_its_first_sample_is
     for t in NEW[9:12]:  # one of the metrics' inputs came late after the reset: from 0.1 s
         metrics.add(*squeeze_args(t, timeline=1))
     assert metrics.record.time_s.tolist() == [0.1, 0.11, 0.12]
+
+
+def test_every_sample_gets_the_grasp_quality_of_its_contacts_or_its_taxels():
+    from grasp_monitor.core.quality import EpsilonConfig, grasp_quality
+    pads = ('finger_left', 'finger_right')
+    metrics = TrialMetrics(MetricsConfig('object', pads, 0.2, (1e-4,) * 3))
+    obj = still('object', [0.1, 0.2, 0.3], 0.0)
+    bodies = [still(pads[0], [0.1, 0.23, 0.3], 0.0), still(pads[1], [0.1, 0.17, 0.3], 0.0)]
+    # four contacts, two per pad 2 cm apart, pressing the object from both sides
+    offsets = np.array([[0.0, y, z] for y in (0.025, -0.025) for z in (0.01, -0.01)])
+    normals = np.array([[0.0, -1.0, 0.0]] * 2 + [[0.0, 1.0, 0.0]] * 2)
+    metrics.add_contacts(0.0, obj, bodies, offsets + obj.position_in_world, 2.0 * normals,
+                         np.array([0, 0, 1, 1]), normals_in_world=normals)
+    expected = grasp_quality(offsets, normals, np.zeros(3), EpsilonConfig(), ('l1',))
+    stamp, quality = metrics.last_quality
+    assert stamp == 0.0 and quality.l1 == pytest.approx(expected.l1, rel=1e-9)
+    assert np.isnan(quality.linf)  # only the configured variant, l1
+    assert quality.l1 > 0 and quality.contacts == 4 and quality.reason == ''
+    # the record of a trial keeps it per sample
+    metrics.start(trial_id=1, start_time_s=0.005)
+    metrics.add_contacts(0.01, obj, bodies, offsets + obj.position_in_world, 2.0 * normals,
+                         np.array([0, 0, 1, 1]), normals_in_world=normals)
+    assert metrics.record.epsilon.tolist() == [quality.l1]
+    # from taxels (pad frame = world axes here; each pad's z axis is its normal): the
+    # same four points, their forces on the pads along -/+ z
+    taxels = TrialMetrics(MetricsConfig('object', pads, 0.2, (1e-4,) * 3))
+    turn = [np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0]  # pad z along world -y / +y
+    left = BodyState(pads[0], [0.1, 0.225, 0.3], turn, np.zeros(3), np.zeros(3), 0.0)
+    right = BodyState(pads[1], [0.1, 0.175, 0.3], [np.sqrt(0.5), -np.sqrt(0.5), 0, 0],
+                      np.zeros(3), np.zeros(3), 0.0)
+    positions = [np.array([[0.0, 0.01, 0.0], [0.0, -0.01, 0.0]])] * 2
+    pressed = [np.array([[0.0, 0.0, 1.0]] * 2)] * 2  # the object pushes each pad along +z
+    taxels.add(0.0, obj, [left, right], positions, pressed)
+    from_taxels = taxels.last_quality[1]
+    assert from_taxels.contacts == 4
+    assert from_taxels.l1 == pytest.approx(expected.l1, rel=1e-9)

@@ -70,7 +70,23 @@ def test_the_pick_fires_contact_then_grasp_and_holds(demo):
     assert summary['energy_peak_j'] > 0.0
     assert set(summary['criteria']) == {
         'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
-        'grasp_time', 'final_position'}
+        'grasp_time', 'final_position', 'epsilon'}
+
+
+def test_the_grasp_quality_is_recorded_and_rises_at_the_grasp(demo):
+    from geometry_msgs.msg import Vector3Stamped
+    from grasp_monitor.nodes.conversions import time_from_msg
+    from grasp_monitor.recording import read_messages
+    from rclpy.serialization import deserialize_message
+    _, summary, output = demo
+    rows = sorted((time_from_msg(msg.header.stamp), msg.vector.x, msg.vector.z)
+                  for msg in (deserialize_message(m.data, Vector3Stamped) for m in read_messages(
+                      output / 'demo.mcap', ['/grasp_metrics/epsilon'])))
+    times = {e['type']: float(e['time_s']) for e in summary['events']}
+    before = [x for t, x, _ in rows if t < times['contact'] - 0.05]
+    held = [(x, z) for t, x, z in rows if times['grasp'] <= t <= times['trial_end']]
+    assert before and all(x == 0.0 for x in before)  # no contact, no quality
+    assert held and all(x > 0.1 and z >= 3 for x, z in held)
 
 
 def test_the_summary_figure_is_a_png(demo):

@@ -1,14 +1,18 @@
 """The grasp_metrics node over real rclpy: energy during a trial, criteria and reward after it."""
 
+import math
 import time
 
 from conftest import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
+from grasp_monitor.core.quality import EpsilonConfig, grasp_quality
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 from grasp_monitor.nodes.qos import EVENTS_QOS
+import numpy as np
+import pytest
 from rclpy.parameter import Parameter
 from std_srvs.srv import Trigger
 
@@ -20,11 +24,12 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     ros.add(GraspMetricsNode(context=ros.context))
     client = ros.client()
     hand = ScriptedHand(client)
-    energy, reward, diagnostics, events = [], [], [], []
+    energy, reward, diagnostics, events, epsilon = [], [], [], [], []
     client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
                                EVENTS_QOS)
     client.create_subscription(Vector3Stamped, 'grasp_metrics/energy', energy.append, 100)
     client.create_subscription(Vector3Stamped, 'grasp_metrics/reward', reward.append, 10)
+    client.create_subscription(Vector3Stamped, 'grasp_metrics/epsilon', epsilon.append, 100)
     client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
     start = client.create_client(Trigger, 'grasp_monitor/start')
     stop = client.create_client(Trigger, 'grasp_monitor/stop')
@@ -67,3 +72,27 @@ def test_energy_then_criteria_and_reward_on_diagnostics(ros, tmp_path):
     assert wait_for(lambda: any(s.name == f'{NAMESPACE}/grasp_metrics: energy'
                                 and s.level == DiagnosticStatus.OK
                                 for array in diagnostics for s in array.status))
+    # the grasp quality of every sample: the hand's four contacts (two per pad, 2 cm
+    # apart, 5 cm across) about the object's centre, stamped on the same grid
+    points = [[0.0, y, z] for y in (0.025, -0.025) for z in (0.01, -0.01)]
+    normals = [[0.0, -1.0, 0.0]] * 2 + [[0.0, 1.0, 0.0]] * 2
+    expected = grasp_quality(points, normals, np.zeros(3), EpsilonConfig())
+    assert expected.l1 > 0 and expected.linf > expected.l1
+    held = [e for e in epsilon if e.vector.z == 4.0]
+    assert held and all(e.header.stamp.nanosec % 10_000_000 <= 2000 or
+                        e.header.stamp.nanosec % 10_000_000 >= 10_000_000 - 2000
+                        for e in held)
+    assert held[-1].vector.x == pytest.approx(expected.l1, rel=1e-9)
+    assert math.isnan(held[-1].vector.y)  # L∞: not the configured variant
+
+    def quality():
+        for array in reversed(diagnostics):
+            for status in array.status:
+                if status.name == f'{NAMESPACE}/grasp_metrics: grasp quality' and \
+                        status.values:
+                    return {kv.key: kv.value for kv in status.values}
+        return None
+
+    status = wait_for(quality, timeout_s=5.0)
+    assert status['variant'] == 'l1' and status['contacts'] == '4'
+    assert float(status['epsilon']) == pytest.approx(expected.l1, rel=1e-9)

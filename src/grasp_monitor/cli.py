@@ -77,6 +77,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f'{name} {value:.3f}' for name, value in result.criteria.items()) or 'none'))
     print('total reward    ' + ('none' if result.reward is None else f'{result.reward:.3f}'))
     print(f'basis           {result.basis}')
+    if result.epsilon:
+        eps = result.epsilon
+        print(f'epsilon ({eps["variant"]})    at grasp {eps["at_grasp"]:.4g}, peak '
+              f'{eps["peak"]:.4g}, mean from the grasp {eps["mean_after_grasp"]:.4g}')
     if args.output:  # a file named by the user is written as given
         output = Path(args.output)
         output.parent.mkdir(parents=True, exist_ok=True)

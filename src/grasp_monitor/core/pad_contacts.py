@@ -68,11 +68,22 @@ class PadContacts:
             Points (M, 3) m, forces on the object (M, 3) N, and which pad
             (index into ``pad_ids``) makes each.
         """
+        keep, pad = self._object_rows(pad_ids, object_id)
+        return self.position_in_world[keep], self.force_in_world[keep], pad
+
+    def with_object_normals(self, pad_ids: npt.ArrayLike, object_id: int
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`with_object`, and the (M, 3) normals, from the pad into the object."""
+        keep, pad = self._object_rows(pad_ids, object_id)
+        return (self.position_in_world[keep], self.force_in_world[keep], pad,
+                self.normal_in_world[keep])
+
+    def _object_rows(self, pad_ids: npt.ArrayLike, object_id: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
         pads = np.asarray(pad_ids, dtype=np.int64).reshape(-1)
         matches = self.body1[:, None] == pads[None, :]
         keep = np.flatnonzero((self.body2 == object_id) & matches.any(axis=1))
-        return (self.position_in_world[keep], self.force_in_world[keep],
-                matches[keep].argmax(axis=1))
+        return keep, matches[keep].argmax(axis=1)
 
 
 def strongest_per_pad(forces_n: npt.ArrayLike, pad_index: npt.ArrayLike,
@@ -153,3 +164,9 @@ class ObjectContacts:
         if self._ids is None:
             raise ConfigError('the body names of the contacts are not known yet')
         return contacts.with_object(*self._ids)
+
+    def select_with_normals(self, contacts: PadContacts) -> tuple[np.ndarray, ...]:
+        """As :meth:`select`, and the normals into the object (``with_object_normals``)."""
+        if self._ids is None:
+            raise ConfigError('the body names of the contacts are not known yet')
+        return contacts.with_object_normals(*self._ids)

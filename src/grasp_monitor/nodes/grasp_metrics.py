@@ -1,4 +1,4 @@
-"""The ``grasp_metrics`` node: energy metric and grasp criteria on ``/diagnostics``."""
+"""The ``grasp_metrics`` node: energy metric, grasp quality and criteria on ``/diagnostics``."""
 
 from __future__ import annotations
 
@@ -32,12 +32,17 @@ INTERFACES = (
     publishes('grasp_metrics/energy', 'geometry_msgs/msg/Vector3Stamped', 'deep',
               'energy metric, J, in `vector.x`, every sample in a trial, stamped with '
               "the sample's time"),
+    publishes('grasp_metrics/epsilon', 'geometry_msgs/msg/Vector3Stamped', 'deep',
+              'grasp quality, every sample: Ferrari–Canny epsilon L1 in `vector.x`, L∞ in '
+              '`vector.y` (NaN: not the `epsilon.variant`), the contacts in `vector.z`, '
+              "stamped with the sample's time"),
     publishes('grasp_metrics/reward', 'geometry_msgs/msg/Vector3Stamped', 'default',
               'weighted total of the criteria in `vector.x`, at each trial end, stamped '
               'when it is known (node clock)'),
-    diagnostics('energy OK/WARN/ERROR against the thresholds; each criterion, the reward, '
-                'their trial and its samples, their basis (contacts or taxels (estimate)); '
-                'each input stream OK or STALE (1 Hz of wall time)'),
+    diagnostics('energy OK/WARN/ERROR against the thresholds; the grasp quality (epsilon, '
+                'why 0); each criterion, the reward, their trial and its samples, their '
+                'basis (contacts or taxels (estimate)); each input stream OK or STALE (1 Hz '
+                'of wall time)'),
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
                '`object` and each of `pads`'),
     subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
@@ -52,17 +57,18 @@ INTERFACES = (
 
 
 class GraspMetricsNode(Node):
-    """Compute the energy metric every sample and the criteria at the end of each trial.
+    """Compute the energy and the grasp quality every sample, the criteria after each trial.
 
     Samples are taken on the grid of stamps ``k / rate``: see ``core.metrics.feed``.
 
     Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
     Publishes: ``grasp_metrics/energy`` (Vector3Stamped: J in ``vector.x``, every sample
-    in a trial, stamped with the sample's time), ``grasp_metrics/reward`` (Vector3Stamped:
+    in a trial, stamped with the sample's time), ``grasp_metrics/epsilon`` (Vector3Stamped:
+    epsilon L1, L∞ and the contacts, every sample), ``grasp_metrics/reward`` (Vector3Stamped:
     weighted total in ``vector.x``, at each trial end, stamped with the node clock: the
     simulated time it became known under ``use_sim_time``), ``/diagnostics``
-    (1 Hz: energy with OK/WARN/ERROR against the thresholds, each criterion, the reward,
-    their trial and its samples).
+    (1 Hz: energy with OK/WARN/ERROR against the thresholds, the grasp quality, each
+    criterion, the reward, their trial and its samples).
     Subscribes: ``ground_truth/<object>``, ``ground_truth/<pad>`` (Odometry),
     ``<contacts>`` (PointCloud2) and ``<contacts>/bodies`` (String), or without them
     ``tactile/<pad>`` (PointCloud2), ``grasp_monitor/events`` (trial start and end, grasp).
@@ -88,6 +94,8 @@ class GraspMetricsNode(Node):
         # Energies come in bursts when the metrics catch up: deep enough for a recorder.
         self.energy_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/energy',
                                                 sensor_qos(False, 1000))
+        self.epsilon_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/epsilon',
+                                                 sensor_qos(False, 1000))
         self.reward_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/reward', 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         for body in (p['object'], *p['pads']):
@@ -141,6 +149,11 @@ class GraspMetricsNode(Node):
         for point in self.feed.due():
             try:
                 self._publish(*self.feed.take(point))
+                quality = self.feed.quality(point.time_s)
+                if quality is not None:
+                    self.epsilon_pub.publish(conversions.stamped_vector_to_msg(
+                        (quality.l1, quality.linf, quality.contacts),
+                        conversions.time_to_msg(point.time_s)))
             except GraspMonitorError as error:  # bad readings: wait for the next trial
                 self.get_logger().warning(f'metrics sample dropped: {error}',
                                           throttle_duration_sec=1.0)
@@ -160,7 +173,8 @@ class GraspMetricsNode(Node):
         level, message, values = self.feed.energy_status()
         statuses = [conversions.diagnostic_status(
             f'{name}: energy', level, message,
-            values | refusal_counts(self.refused, 'refused_inputs') | lost_counts(self))]
+            values | refusal_counts(self.refused, 'refused_inputs') | lost_counts(self)),
+            conversions.diagnostic_status(f'{name}: grasp quality', *self.feed.quality_status())]
         criteria = self.feed.criteria_status()
         if criteria is not None:
             statuses.append(conversions.diagnostic_status(f'{name}: criteria', 'OK', *criteria))

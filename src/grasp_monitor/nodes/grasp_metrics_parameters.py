@@ -3,12 +3,11 @@
 from typing import Any, Mapping
 
 from grasp_monitor.core.metrics import ENERGY_REFERENCES, MetricsConfig
-from grasp_monitor.core.metrics.criteria import CriteriaConfig, CriteriaWeights
+from grasp_monitor.core.metrics.criteria import CRITERIA, CriteriaConfig, CriteriaWeights
+from grasp_monitor.core.quality import EpsilonConfig
+from grasp_monitor.core.quality.settings import config_fields, EPSILON_SETTINGS
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
-
-CRITERIA = ('time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link',
-            'grasp_time', 'final_position')
 
 PARAMETERS = COMMON + (
     Setting('object', 'object', 'Grasped object (ground_truth/<object>).', read_only=True),
@@ -40,8 +39,9 @@ PARAMETERS = COMMON + (
             100.0, read_only=True),
     Setting('criteria.force_cutoff', 100.0, 'Samples with more net force are dropped, N.',
             1e-6, 1e6, read_only=True),
-) + tuple(Setting(f'weights.{name}', 1.0, f'Weight of the {name} criterion.', 0.0, 1e6,
-                  read_only=True) for name in CRITERIA)
+) + tuple(Setting(f'weights.{name}', getattr(CriteriaWeights(), name),
+                  f'Weight of the {name} criterion.', 0.0, 1e6, read_only=True)
+          for name in CRITERIA) + EPSILON_SETTINGS
 
 
 def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:
@@ -51,4 +51,5 @@ def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:
         1.0 / p['rate'],
         CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
                        p['criteria.final_position_ref'], p['criteria.force_cutoff']),
-        CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'])
+        CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'],
+        EpsilonConfig(**config_fields(p)))

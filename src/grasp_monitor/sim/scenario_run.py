@@ -18,6 +18,7 @@ from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.metrics import MetricsConfig
 from grasp_monitor.core.monitor import MonitorConfig
 from grasp_monitor.core.pad_contacts import basis_name
+from grasp_monitor.core.quality import epsilon_summary
 from grasp_monitor.sim.offline import OfflinePipeline, PipelineConfig
 from grasp_monitor.sim.scene import Drive, Scene
 from grasp_monitor.sim.scenes import build_scene
@@ -36,7 +37,9 @@ class RunResult:
     and ``reward`` their weighted total, as the metrics node reports them (empty
     and None without a metrics configuration or a sample in the trial); ``basis``
     what the events and criteria come from: ``contacts`` (the pads' contacts with
-    the object) or ``taxels (estimate)``.
+    the object) or ``taxels (estimate)``; ``epsilon`` the grasp quality of the
+    metrics' samples (``core.quality.epsilon_summary`` of the configured variant, and
+    ``variant``; empty without metrics).
     """
 
     scenario: str
@@ -57,6 +60,7 @@ class RunResult:
     criteria: Mapping[str, float] = dataclasses.field(default_factory=dict)
     reward: float | None = None
     basis: str = ''
+    epsilon: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     params_file: str = ''
 
     def to_json(self) -> dict[str, Any]:
@@ -147,4 +151,17 @@ def run_scenario(
         energy_failed=result.energy_failed,
         criteria=dict(report.partials) if report is not None else {},
         reward=report.total if report is not None else None,
-        basis=basis_name(setup.pipeline.contacts), params_file=setup.params_file)
+        basis=basis_name(setup.pipeline.contacts),
+        epsilon=_epsilon(pipeline, setup.metrics), params_file=setup.params_file)
+
+
+def _epsilon(pipeline: OfflinePipeline, metrics: MetricsConfig | None) -> dict[str, Any]:
+    """Return the summary of the grasp quality series of the run's metrics samples."""
+    if metrics is None or not pipeline.qualities:
+        return {}
+    variant = metrics.epsilon.variant
+    times = [time_s for time_s, _ in pipeline.qualities]
+    grasp = next((record.time_s for record in pipeline.events if record.kind == 'grasp'),
+                 None)
+    return {'variant': variant} | epsilon_summary(
+        times, [quality.value(variant) for _, quality in pipeline.qualities], grasp)

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
+from grasp_monitor.core.quality import epsilon_summary
 import numpy as np
 
 #: Marker colour of each event kind in the figure (others grey).
@@ -111,12 +112,15 @@ class Series:
         pad_force: pad name -> (time, total force N) rows.
         joints: finger joint name -> (time, position m) rows.
         lift: (time, position m) rows of the scene's lift axis, if it has one.
+        epsilon: (time, epsilon L1, epsilon L∞, contacts) rows: the grasp quality of
+            every metrics sample (NaN: a variant not computed).
     """
 
     energy: list[tuple[float, float]] = field(default_factory=list)
     pad_force: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     joints: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     lift: list[tuple[float, float]] = field(default_factory=list)
+    epsilon: list[tuple[float, float, float, float]] = field(default_factory=list)
 
 
 def results_table(result: DemoResult) -> str:
@@ -163,18 +167,18 @@ def write_json(result: DemoResult, path: Path) -> Path:
 
 
 def plot_summary(result: DemoResult, series: Series, path: Path) -> Path:
-    """Draw energy, contact force and finger positions over time with the events; save a PNG.
+    """Draw energy, grasp quality, contact force and fingers over time with the events.
 
     Time is simulated seconds since the trial's start; each grasp event is a
-    vertical line across the three panels, labelled in the legend.
+    vertical line across the panels, labelled in the legend. Saves a PNG.
     """
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
     start_s = result.trial_start_s
-    figure, (energy_ax, force_ax, finger_ax) = plt.subplots(
-        3, 1, sharex=True, figsize=(12, 8), constrained_layout=True)
+    figure, (energy_ax, quality_ax, force_ax, finger_ax) = plt.subplots(
+        4, 1, sharex=True, figsize=(12, 10.5), constrained_layout=True)
     styles = ('-', '--', ':', '-.')  # left and right often coincide: keep both visible
     reward = '' if result.reward is None else f', total reward {result.reward:.3f}'
     figure.suptitle(f'grasp-monitor demo: {result.scenario} ({result.mode}){reward}')
@@ -184,6 +188,7 @@ def plot_summary(result: DemoResult, series: Series, path: Path) -> Path:
     energy_ax.set_ylabel('energy metric (J)')
     energy_ax.set_title('energy to restore the object to its pose in the hand (max over objects)',
                         fontsize='medium')
+    _plot_epsilon(quality_ax, series, start_s, _grasp_s(result))
     for index, (pad, samples) in enumerate(series.pad_force.items()):
         rows = np.array(samples, float).reshape(-1, 2)
         force_ax.plot(rows[:, 0] - start_s, rows[:, 1], styles[index % 4], label=pad)
@@ -208,12 +213,12 @@ def plot_summary(result: DemoResult, series: Series, path: Path) -> Path:
         if kind not in SHOWN_EVENTS:
             continue
         time_s = float(event['trial_time_s'])
-        for ax in (energy_ax, force_ax, finger_ax):
+        for ax in (energy_ax, quality_ax, force_ax, finger_ax):
             ax.axvline(time_s, color=EVENT_COLOURS[kind], linestyle='--', linewidth=1.2,
                        label=f'{kind} {time_s:.2f} s' if ax is energy_ax and kind not in drawn
                        else None)
         drawn.add(kind)
-    for ax in (energy_ax, force_ax, finger_ax):
+    for ax in (energy_ax, quality_ax, force_ax, finger_ax):
         ax.grid(True, alpha=0.3)
         # right of the panel, past the lift axis's labels
         ax.legend(loc='upper left', bbox_to_anchor=(1.07 if series.lift else 1.01, 1.0),
@@ -221,6 +226,28 @@ def plot_summary(result: DemoResult, series: Series, path: Path) -> Path:
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
+
+
+def _grasp_s(result: DemoResult) -> float | None:
+    """Return the grasp's stamp, s (None: no grasp)."""
+    return next((float(e['time_s']) for e in result.events if e['type'] == 'grasp'), None)
+
+
+def _plot_epsilon(ax: Any, series: Series, start_s: float, grasp_s: float | None) -> None:
+    """Draw the grasp quality panel: each epsilon computed, titled with its summary."""
+    rows = np.array(series.epsilon, float).reshape(-1, 4)
+    drawn = False
+    for column, (name, colour) in enumerate((('L1', 'tab:blue'), ('L∞', 'tab:purple')), 1):
+        if rows.size and np.isfinite(rows[:, column]).any():
+            summary = epsilon_summary(rows[:, 0], rows[:, column], grasp_s)
+            ax.plot(rows[:, 0] - start_s, rows[:, column], color=colour,
+                    label=f'epsilon {name}\nat the grasp {summary["at_grasp"]:.3g}\n'
+                          f'peak {summary["peak"]:.3g}\n'
+                          f'mean from the grasp {summary["mean_after_grasp"]:.3g}')
+            drawn = True
+    ax.set_ylabel('epsilon (per unit grip)')
+    ax.set_title('grasp quality: Ferrari–Canny epsilon of the contacts about the centre of mass'
+                 + ('' if drawn else ': none received'), fontsize='medium')
 
 
 def event_line(event: dict[str, str]) -> str:

@@ -21,8 +21,8 @@ LIFT_JOINT = 'lift'
 def series_from_recording(path: Path, plan: GraphPlan) -> Series:
     """Read the figure's time series back from the recording: every sample, as recorded.
 
-    Every series is on simulated time: joint and tactile samples and the energy carry
-    their stamps.
+    Every series is on simulated time: joint and tactile samples, the energy and the
+    grasp quality carry their stamps.
 
     Raises:
         ConfigError: the recording does not read back.
@@ -30,8 +30,13 @@ def series_from_recording(path: Path, plan: GraphPlan) -> Series:
     series = Series()
     inputs = pad_inputs(plan)
     pads = {f'/tactile/{pad}': pad for pad in plan.pads}
-    for message in read_messages(path, ['/joint_states', '/grasp_metrics/energy', *pads]):
-        if message.topic == '/grasp_metrics/energy':
+    topics = ['/joint_states', '/grasp_metrics/energy', '/grasp_metrics/epsilon', *pads]
+    for message in read_messages(path, topics):
+        if message.topic == '/grasp_metrics/epsilon':
+            msg = deserialize_message(message.data, Vector3Stamped)
+            series.epsilon.append((time_from_msg(msg.header.stamp), msg.vector.x,
+                                   msg.vector.y, msg.vector.z))
+        elif message.topic == '/grasp_metrics/energy':
             energy_j, stamp_s = stamped_value_from_msg(
                 deserialize_message(message.data, Vector3Stamped))
             series.energy.append((stamp_s, energy_j))
@@ -50,4 +55,5 @@ def series_from_recording(path: Path, plan: GraphPlan) -> Series:
                 force = float(inputs.pad_forces_n()[plan.pads.index(pad)])
                 series.pad_force.setdefault(pad, []).append((stamp_s, force))
     series.energy.sort()  # in stamp order, whatever order they were logged in
+    series.epsilon.sort()
     return series

@@ -6,6 +6,7 @@ import dataclasses
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics.criteria import CriteriaConfig, CriteriaWeights
+from grasp_monitor.core.quality import EpsilonConfig
 
 
 #: When the energy metric takes its reference (see ``MetricsConfig.energy_from``).
@@ -28,6 +29,7 @@ class MetricsConfig:
             each pad: ``trial_start`` (the benchmark's case: the object held from the
             start) or ``grasp`` (a pick: before the grasp the object is not in the hand,
             so no energy is reported, and the grasp event sets the reference).
+        epsilon: how the grasp quality (Ferrari–Canny epsilon) of each sample is computed.
     """
 
     object_name: str
@@ -38,6 +40,7 @@ class MetricsConfig:
     criteria: CriteriaConfig = CriteriaConfig()
     weights: CriteriaWeights = CriteriaWeights()
     energy_from: str = 'trial_start'
+    epsilon: EpsilonConfig = EpsilonConfig()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))

@@ -1,7 +1,8 @@
 """Grasp criteria (rostok's ``criterion_calculation``) and their weighted total.
 
 Each criterion is a reward in [0, 1] computed from a :class:`TrialRecord` and its
-events. ``k`` is the sample the grasp fired on: rostok reads index
+events; ``epsilon`` (the grasp quality held after the grasp) is ours, weighted 0 by
+default so the total is rostok's. ``k`` is the sample the grasp fired on: rostok reads index
 ``grasp_step + 1`` of a storage whose index 0 is the initial state, which is
 the reading taken after the grasp step, the same sample. We find it by the
 grasp event's time stamp, so a record kept at another rate than the monitor
@@ -22,7 +23,7 @@ import numpy as np
 #: The criteria, in report order.
 CRITERIA = (
     'time', 'force', 'object_cog', 'instant_force', 'instant_contacting_link', 'grasp_time',
-    'final_position',
+    'final_position', 'epsilon',
 )
 #: Decimals of the partial rewards in reports (rostok rounds to 3).
 REPORT_DECIMALS = 3
@@ -54,11 +55,11 @@ class CriteriaConfig:
 
 @dataclass(frozen=True)
 class CriteriaWeights:
-    """Weight of each criterion in the total (all 1 by default).
+    """Weight of each criterion in the total (rostok's 1, ``epsilon`` 0 by default).
 
     Attributes:
         time, force, object_cog, instant_force, instant_contacting_link,
-        grasp_time, final_position: finite weights >= 0.
+        grasp_time, final_position, epsilon: finite weights >= 0.
     """
 
     time: float = 1.0
@@ -68,6 +69,7 @@ class CriteriaWeights:
     instant_contacting_link: float = 1.0
     grasp_time: float = 1.0
     final_position: float = 1.0
+    epsilon: float = 0.0
 
     def __post_init__(self) -> None:
         for name in CRITERIA:
@@ -187,6 +189,19 @@ def final_position_criterion(record: TrialRecord, config: CriteriaConfig) -> flo
     return 1.0 - distance_m / config.final_position_ref_m
 
 
+def epsilon_criterion(record: TrialRecord) -> float:
+    """Mean grasp quality (epsilon) over the samples from the grasp on, clipped to [0, 1].
+
+    0 with no grasp or no epsilon computed; samples without one are left out.
+    """
+    k = grasp_index(record)
+    if k is None:
+        return 0.0
+    values = record.epsilon[k:]
+    values = values[np.isfinite(values)]
+    return float(min(1.0, max(0.0, values.mean()))) if values.size else 0.0
+
+
 @dataclass(frozen=True)
 class CriteriaReport:
     """The partial rewards, their weights and the weighted total.
@@ -244,6 +259,7 @@ def evaluate_criteria(
         'instant_contacting_link': instant_contacting_link_criterion(record),
         'grasp_time': grasp_time_criterion(record, config),
         'final_position': final_position_criterion(record, config),
+        'epsilon': epsilon_criterion(record),
     }
     total = sum(weight * partials[name] for name, weight in weights.as_dict().items())
     return CriteriaReport(partials, weights, float(total))

@@ -13,6 +13,7 @@ from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.metrics.criteria import CriteriaReport
 from grasp_monitor.core.monitor import EventRecord, GridPoint, InputsConfig, StampGrid
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, PadContacts
+from grasp_monitor.core.quality import GraspQuality
 from grasp_monitor.core.values import BodyState
 import numpy as np
 
@@ -56,7 +57,7 @@ class MetricsFeed:
     def add_contacts(self, contacts: PadContacts) -> None:
         """Take the pads' contacts (their body names known)."""
         self.grid.add(self.names.index('contacts'), contacts.time_s,
-                      self.contacts.select(contacts))
+                      self.contacts.select_with_normals(contacts))
 
     def latest(self, name: str) -> Any:
         """Return the latest reading of an input (one of ``names``), None before one."""
@@ -75,8 +76,10 @@ class MetricsFeed:
         self.samples += 1
         obj, left, right, *readings = point.values
         if self.contacts is not None:
+            points, forces, pad, normals = readings[0]
             return self.metrics.add_contacts(
-                point.time_s, obj, (left, right), *readings[0], self.grid.epoch)
+                point.time_s, obj, (left, right), points, forces, pad, self.grid.epoch,
+                normals)
         left_cloud, right_cloud = readings
         return self.metrics.add(
             point.time_s, obj, (left, right), (left_cloud[0], right_cloud[0]),
@@ -101,6 +104,25 @@ class MetricsFeed:
                        'OK': 'held'}[level], {
             'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j, 'samples': self.samples,
             'dropped_samples': self.grid.dropped, 'old_timeline_inputs': self.grid.ignored}
+
+    def quality(self, time_s: float) -> GraspQuality | None:
+        """Return the grasp quality of the sample stamped ``time_s`` (None: not taken)."""
+        last = self.metrics.last_quality
+        return last[1] if last is not None and last[0] == time_s else None
+
+    def quality_status(self) -> tuple[str, str, dict[str, str]]:
+        """Return the level, message and values of the grasp quality status."""
+        last = self.metrics.last_quality
+        if last is None:
+            return 'OK', 'no sample yet', {}
+        quality = last[1]
+        variant = self.metrics.config.epsilon.variant
+        value = quality.value(variant)
+        values = {'epsilon': repr(value), 'variant': variant,
+                  'contacts': str(quality.contacts), 'time_s': repr(last[0]),
+                  'reason': quality.reason}
+        return 'OK', (f'epsilon {value:.4g}' if value > 0 else
+                      f'epsilon 0: {quality.reason}'), values
 
     def criteria_status(self) -> tuple[str, dict[str, str]] | None:
         """Return the message and values of the last criteria report (None before one)."""

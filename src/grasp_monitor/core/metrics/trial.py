@@ -156,7 +156,7 @@ class TrialRecord:
     _FIELDS = (
         ('time_s', ()), ('object_position_in_world', (3,)), ('object_velocity_in_world', (3,)),
         ('contact_count', ()), ('net_force_on_object_in_world', (3,)),
-        ('mean_contact_point_in_world', (3,)), ('contact_force_std_n', ()),
+        ('mean_contact_point_in_world', (3,)), ('contact_force_std_n', ()), ('epsilon', ()),
     )
 
     def __init__(self, n_bodies: int, trial_id: int = 0, body_names: tuple[str, ...] = (),
@@ -194,7 +194,8 @@ class TrialRecord:
             self._buffers[name] = grown
 
     def append(self, time_s: float, object_position_in_world: npt.ArrayLike,
-               object_velocity_in_world: npt.ArrayLike, contacts: ContactSummary) -> None:
+               object_velocity_in_world: npt.ArrayLike, contacts: ContactSummary,
+               epsilon: float = math.nan) -> None:
         """Add one sample.
 
         Args:
@@ -202,6 +203,7 @@ class TrialRecord:
             object_position_in_world: (3,) object COG, m.
             object_velocity_in_world: (3,) object COG velocity, m/s.
             contacts: the robot-object contacts of the sample.
+            epsilon: the grasp quality of the sample (NaN: not computed).
 
         Raises:
             ConfigError: time going back or a contact mask of the wrong size.
@@ -225,6 +227,7 @@ class TrialRecord:
         buffers['net_force_on_object_in_world'][row] = contacts.net_force_on_object_in_world
         buffers['mean_contact_point_in_world'][row] = contacts.mean_point_in_world
         buffers['contact_force_std_n'][row] = contacts.force_magnitude_std_n
+        buffers['epsilon'][row] = epsilon
         buffers['body_mask'][row] = contacts.body_mask
         self._size = row + 1
 
@@ -304,6 +307,11 @@ class TrialRecord:
     def contact_force_std_n(self) -> np.ndarray:
         """(N,) population std of contact force magnitudes, N (NaN without contact)."""
         return self._view('contact_force_std_n')
+
+    @property
+    def epsilon(self) -> np.ndarray:
+        """Grasp quality of each sample (N,): the Ferrari–Canny epsilon, NaN where not computed."""
+        return self._view('epsilon')
 
     @property
     def body_mask(self) -> np.ndarray:

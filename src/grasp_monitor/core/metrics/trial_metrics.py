@@ -3,6 +3,8 @@
 Inputs are what a ROS graph carries: object and pad poses (ground truth) and
 either the pads' contacts with the object or the pads' tactile arrays
 (``samples``), stamped on numbered timelines (``timelines`` places each trial).
+Every sample given also has its grasp quality (``core.quality``: the Ferrari–Canny
+epsilon of its contacts about the object's centre of mass), in or out of a trial.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from typing import Sequence
 from grasp_monitor.core.energy import EnergySample, EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.metrics.config import MetricsConfig
 from grasp_monitor.core.metrics.criteria import CriteriaReport, evaluate_criteria
-from grasp_monitor.core.metrics.samples import Sample, stamped, taxel_summary
+from grasp_monitor.core.metrics.samples import (
+    contacts_quality, Sample, stamped, taxel_quality, taxel_summary)
 from grasp_monitor.core.metrics.timelines import (
     add_sample, complete, place, Timeline, TIMELINE_SLACK_S, Trial)
 from grasp_monitor.core.metrics.trial import summarize_contacts, TrialRecord
 from grasp_monitor.core.monitor import EventRecord, TIME_TOLERANCE_S
+from grasp_monitor.core.quality import GraspQuality
 from grasp_monitor.core.values import BodyState
 import numpy as np
 
@@ -30,6 +34,8 @@ class TrialMetrics:
         self.config = config
         self.history = history
         self.last_energy: EnergySample | None = None
+        #: the stamp, s, and the grasp quality of the last sample given (None before one)
+        self.last_quality: tuple[float, GraspQuality] | None = None
         self.report: CriteriaReport | None = None
         self.report_trial_id = 0  # the trial of ``report``
         #: the samples of ``report``: how many, the first's and the last's stamps, s
@@ -131,7 +137,7 @@ class TrialMetrics:
     def add_contacts(
         self, time_s: float, obj: BodyState, pads: Sequence[BodyState],
         points_in_world: np.ndarray, forces_on_object_in_world: np.ndarray,
-        pad_index: np.ndarray, timeline: int = 0,
+        pad_index: np.ndarray, timeline: int = 0, normals_in_world: np.ndarray | None = None,
     ) -> tuple[list[EnergySample], list[CriteriaReport]]:
         """As :meth:`add`, from the pads' contacts with the object.
 
@@ -143,14 +149,26 @@ class TrialMetrics:
             forces_on_object_in_world: (K, 3) force of each contact on the object, N.
             pad_index: (K,) the pad (0 left, 1 right) making each contact.
             timeline: as :meth:`add`.
+            normals_in_world: (K, 3) contact normals into the object (None: the forces'
+                directions stand in, for the grasp quality).
         """
-        return self._add((time_s, obj, pads,
-                          ('contacts', points_in_world, forces_on_object_in_world, pad_index)),
-                         timeline)
+        reading = ('contacts', points_in_world, forces_on_object_in_world, pad_index,
+                   normals_in_world)
+        return self._add((time_s, obj, pads, reading), timeline)
+
+    def _quality(self, obj: BodyState, pads: Sequence[BodyState],
+                 reading: tuple) -> GraspQuality:
+        if reading[0] == 'contacts':
+            return contacts_quality(obj, reading[1], reading[2], reading[4],
+                                    self.config.epsilon)
+        return taxel_quality(obj, pads, *reading[1:], self.config.epsilon)
 
     def _add(self, sample: Sample, timeline: int
              ) -> tuple[list[EnergySample], list[CriteriaReport]]:
         time_s = sample[0]
+        quality = self._quality(*sample[1:])
+        self.last_quality = (time_s, quality)
+        sample = (*sample, quality)
         self._timelines = add_sample(self._timelines, sample, timeline, self.history)
         energies = []
         for trial in self._trials:
@@ -199,18 +217,21 @@ class TrialMetrics:
         """
         if self.record is None:
             return None
-        return self._update(self._trials[-1], time_s, obj, pads,
-                            ('taxels', taxel_positions_in_pad, taxel_forces_in_pad))
+        reading = ('taxels', taxel_positions_in_pad, taxel_forces_in_pad)
+        quality = self._quality(obj, pads, reading)
+        self.last_quality = (time_s, quality)
+        return self._update(self._trials[-1], time_s, obj, pads, reading, quality)
 
     def _update(self, trial: Trial, time_s: float, obj: BodyState,
-                pads: Sequence[BodyState], reading: tuple) -> EnergySample | None:
+                pads: Sequence[BodyState], reading: tuple,
+                quality: GraspQuality) -> EnergySample | None:
         obj, pads = stamped(time_s, obj, pads)
         if reading[0] == 'contacts':
-            summary = summarize_contacts(*reading[1:], 2)
+            summary = summarize_contacts(*reading[1:4], 2)
         else:
             summary = taxel_summary(pads, *reading[1:])
         trial.record.append(time_s, obj.position_in_world, obj.linear_velocity_in_world,
-                            summary)
+                            summary, quality.value(self.config.epsilon.variant))
         return self._energy(trial, time_s, obj, pads)
 
     def _energy(self, trial: Trial, time_s: float, obj: BodyState,

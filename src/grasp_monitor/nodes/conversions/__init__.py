@@ -12,7 +12,8 @@ from grasp_monitor.nodes.conversions.contacts import (
     ARROW_SIZES_M, body_names_from_msg, body_names_to_msg, CONTACT_FIELDS,
     contact_markers_to_msg, pad_contacts_from_msg, pad_contacts_to_msg)
 from grasp_monitor.nodes.conversions.diagnostics import (
-    diagnostic_status, LEVELS, stamped_value_from_msg, stamped_value_to_msg, VERDICT,
+    diagnostic_status, LEVELS, stamped_value_from_msg, stamped_value_to_msg,
+    stamped_vector_to_msg, VERDICT,
     verdict_from_msg, verdict_to_msg)
 from grasp_monitor.nodes.conversions.event_markers import (
     event_markers_to_msg, EVENT_NAMESPACE, event_text)
@@ -35,6 +36,7 @@ __all__ = [
     'odometry_from_body_arrays', 'pad_contacts_from_msg', 'pad_contacts_to_msg',
     'servo_command_from_joint_state', 'servo_command_from_multiarray',
     'servo_command_to_multiarray', 'stamped_value_from_msg', 'stamped_value_to_msg',
+    'stamped_vector_to_msg',
     'TACTILE_FIELDS', 'tactile_cloud_from_msg', 'tactile_cloud_to_msg', 'tactile_markers_to_msg',
     'tf_message', 'time_from_msg', 'time_to_msg', 'UNIT_QUATERNION_TOLERANCE', 'VERDICT',
     'verdict_from_msg', 'verdict_to_msg',

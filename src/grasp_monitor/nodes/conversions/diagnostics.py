@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -64,6 +64,14 @@ def stamped_value_to_msg(value: float, stamp: Time) -> Vector3Stamped:
     msg = Vector3Stamped()
     msg.header.stamp = stamp
     msg.vector.x = float(value)
+    return msg
+
+
+def stamped_vector_to_msg(values: Sequence[float], stamp: Time) -> Vector3Stamped:
+    """Carry three numbers with their stamp in ``vector.x``, ``y`` and ``z``, no frame."""
+    msg = Vector3Stamped()
+    msg.header.stamp = stamp
+    msg.vector.x, msg.vector.y, msg.vector.z = (float(value) for value in values)
     return msg
 
 

@@ -24,6 +24,7 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.core.metrics.criteria import CriteriaReport
 from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, GraspSample
+from grasp_monitor.core.quality import GraspQuality
 from grasp_monitor.core.tactile import PadGroup
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.sim.backend import Simulator
@@ -56,6 +57,8 @@ class BlockEvaluation:
         events: every record the monitor emitted, in order.
         peak_contact_force_n: per pad, the highest norm of its summed taxel forces, N.
         contact_overflows: steps in which a pad had more contacts than slots.
+        qualities: the grasp quality of each metrics sample of the trial: (stamp s,
+            ``GraspQuality``), as the metrics node publishes it.
     """
 
     def __init__(self, config: PipelineConfig, sim: Simulator, arrays: SimTactileArrays,
@@ -88,18 +91,21 @@ class BlockEvaluation:
         self.events: list[EventRecord] = []
         self.peak_contact_force_n = np.zeros(len(specs))
         self.contact_overflows = 0
+        self.qualities: list[tuple[float, GraspQuality]] = []
         self._grasped = False
 
     def state(self) -> tuple:
         """Return what a block changes besides ``events`` (which only grow), for ``restore``."""
         return (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
-                self.peak_contact_force_n, self.contact_overflows, self.values)
+                self.peak_contact_force_n, self.contact_overflows, self.values,
+                len(self.qualities))
 
     def restore(self, state: tuple, events: int) -> None:
         """Go back to a (copied) ``state`` and the first ``events`` events."""
         (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
-         self.peak_contact_force_n, self.contact_overflows, self.values) = state
+         self.peak_contact_force_n, self.contact_overflows, self.values, qualities) = state
         del self.events[events:]
+        del self.qualities[qualities:]
 
     def contact_inputs(self, record: np.ndarray) -> tuple[Any, ...]:
         """Return the ``PadGroup.compute_block`` arguments of every pad from recorded rows.
@@ -180,13 +186,19 @@ class BlockEvaluation:
             if event is not None:
                 self._metrics_event(event)
             elif self.report is None:  # one trial per run
-                add = self.metrics.add_contacts if self.config.contacts else self.metrics.add
-                add(float(stamps[row]), *self._metrics_sample(record[row], row))
+                stamp = float(stamps[row])
+                sample = self._metrics_sample(record[row], row)
+                if self.config.contacts:
+                    self.metrics.add_contacts(stamp, *sample[:5], normals_in_world=sample[5])
+                else:
+                    self.metrics.add(stamp, *sample)
+                self.qualities.append(self.metrics.last_quality)
 
     def _metrics_sample(self, values: np.ndarray, row: int) -> tuple[Any, ...]:
         """Return one row as the metrics node's inputs: object, pads, taxels in the pads.
 
-        With ``contacts``: object, pads, and the contacts of the pads with the object.
+        With ``contacts``: object, pads, and the contacts of the pads with the object
+        (points, forces, pad indices, normals).
         """
         config = self.metrics.config
         obj, *pads = (self.layout.body_state(values, body)

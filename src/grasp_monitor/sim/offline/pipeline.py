@@ -67,6 +67,7 @@ class OfflinePipeline:
     events = _forward('evaluation', 'events')
     peak_contact_force_n = _forward('evaluation', 'peak_contact_force_n')
     contact_overflows = _forward('evaluation', 'contact_overflows')
+    qualities = _forward('evaluation', 'qualities')
     steps = _forward('stepper', 'steps')
     block_time_s = _forward('stepper', 'block_time_s')
 

@@ -181,9 +181,10 @@ class SensorLayout:
                         pads: Sequence[int]) -> tuple[np.ndarray, ...]:
         """Return one row's contacts of ``pads`` with the object (``add_contacts``).
 
-        Points and forces in the world frame, and the index in ``pads`` of each one's pad.
+        Points and forces in the world frame, the index in ``pads`` of each one's pad, and
+        the normals from the pad into the object.
         """
-        points, forces, index = [], [], []
+        points, forces, index, normals = [], [], [], []
         for i, pad in enumerate(pads):
             slots = self.object_slots(values[None], pad)[0]
             slots = slots[slots[:, 0] > 0]
@@ -192,7 +193,9 @@ class SensorLayout:
             points.append(slots[:, 4:7])
             forces.append(np.einsum('kji,kj->ki', frame, slots[:, 1:4]))
             index.append(np.full(len(slots), i))
-        return np.concatenate(points), np.concatenate(forces), np.concatenate(index)
+            normals.append(normal)
+        return (np.concatenate(points), np.concatenate(forces), np.concatenate(index),
+                np.concatenate(normals))
 
 
 def _columns(model: mujoco.MjModel, name: str) -> slice:

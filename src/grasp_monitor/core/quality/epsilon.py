@@ -1,0 +1,179 @@
+"""The Ferrari–Canny epsilon: the largest origin-centred wrench ball a grasp holds.
+
+With the contact wrenches per unit normal force ``w_ij`` (``wrenches``), Ferrari and
+Canny (1992) define two wrench sets:
+
+- **L1**: ``W1 = hull(∪_i {w_ij})``, the wrenches the contacts apply with the *sum* of
+  their normal forces equal to 1.
+- **L∞**: ``W∞ = ⊕_i hull({0} ∪ {w_ij})`` (Minkowski sum over contacts), the wrenches
+  with *each* contact's normal force at most 1. Ferrari and Canny write the sum without
+  the origin (each normal force exactly 1); for two pads on opposite faces that set is
+  flat (the normal forces cancel in every sum), so its epsilon would always be 0.
+
+Epsilon is the distance from the origin to the set's boundary (the radius of the
+largest ball about the origin inside it): the smallest wrench, in the scaled wrench
+norm, that some disturbance needs to break the grasp per unit of grip. It is 0 when the
+origin is not strictly inside (no force closure). Computed by ``polytope`` from the
+sets' support functions (``h1(u) = max_ij u·w_ij``, ``h∞(u) = Σ_i max(0, max_j u·w_ij)``), exact
+to ``TOLERANCE``; the tests compare it with scipy's ConvexHull.
+
+Degenerate grasps never raise: they give 0 and say why (``GraspQuality.reason``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.quality.polytope import (
+    DEGENERATE, kernel, LIMIT, LOWER_DIMENSIONAL, MAX_VERTICES, OK, ORIGIN_OUTSIDE)
+from grasp_monitor.core.quality.settings import CONTACT_MODELS, default, VARIANTS
+from grasp_monitor.core.quality.wrenches import contact_wrenches
+import numpy as np
+import numpy.typing as npt
+
+#: Relative gap between the bounds at which epsilon is taken.
+TOLERANCE = 1e-9
+#: Generic directions for the first simplex (any fixed orthonormal basis off the axes).
+_AXES = np.linalg.qr(np.random.default_rng(0x5EED).normal(size=(6, 6)))[0].T.copy()
+#: Why epsilon is 0 (or a bound), by the polytope's status.
+_REASONS = {
+    LOWER_DIMENSIONAL: 'no force closure: the contact wrenches lie in a hyperplane',
+    ORIGIN_OUTSIDE: 'no force closure: the origin is outside the wrench set',
+    DEGENERATE: 'the wrench set is numerically degenerate',
+    LIMIT: 'vertex limit reached: a lower bound',
+}
+
+
+@dataclass(frozen=True)
+class EpsilonConfig:
+    """How epsilon is computed (settings: ``core.quality.settings``).
+
+    Attributes:
+        variant: the epsilon the criterion and the summaries take (``VARIANTS``).
+        contact: ``point`` (with friction) or ``soft`` (with torsional friction).
+        friction: Coulomb friction coefficient.
+        cone_edges: edges of each polyhedral friction cone.
+        torsion_m: torsional friction of a soft contact, m.
+        torque_length_m: torques are divided by it, m (0: the largest distance of a
+            contact from the centre of mass).
+    """
+
+    variant: str = default('variant')
+    contact: str = default('contact')
+    friction: float = default('friction')
+    cone_edges: int = default('cone_edges')
+    torsion_m: float = default('torsion_m')
+    torque_length_m: float = default('torque_length_m')
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ConfigError(f'variant must be one of {", ".join(VARIANTS)}, '
+                              f'got {self.variant!r}')
+        if self.contact not in CONTACT_MODELS:
+            raise ConfigError(f'contact must be one of {", ".join(CONTACT_MODELS)}, '
+                              f'got {self.contact!r}')
+        if not (math.isfinite(self.friction) and self.friction > 0):
+            raise ConfigError(f'friction must be finite and > 0, got {self.friction}')
+        if not 3 <= self.cone_edges <= 64:
+            raise ConfigError(f'cone_edges must be in [3, 64], got {self.cone_edges}')
+        for name in ('torsion_m', 'torque_length_m'):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ConfigError(f'{name} must be finite and >= 0, got {value}')
+
+
+@dataclass(frozen=True)
+class GraspQuality:
+    """Epsilon of one grasp.
+
+    Attributes:
+        l1: epsilon of the L1 set (0 when degenerate; NaN: not computed).
+        linf: epsilon of the L∞ set (0 when degenerate; NaN: not computed).
+        contacts: the contacts it was computed from.
+        reason: why it is 0 (or a bound); '' when it is exact.
+    """
+
+    l1: float
+    linf: float
+    contacts: int
+    reason: str = ''
+
+    def value(self, variant: str) -> float:
+        """Return the epsilon of ``variant`` (``l1`` or ``linf``)."""
+        return self.l1 if variant == 'l1' else self.linf
+
+
+def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
+    """Return epsilon of the (K, E, 6) contact wrenches and why it is 0 ('' if exact).
+
+    Args:
+        wrenches: E wrenches of each of K contacts (``contact_wrenches``).
+        variant: ``l1`` or ``linf`` (module docstring).
+    """
+    points = np.ascontiguousarray(wrenches, dtype=float)
+    if points.ndim != 3 or points.shape[2] != 6 or points.shape[0] == 0 or \
+            points.shape[1] == 0:
+        return 0.0, 'no contact'
+    if not np.isfinite(points).all():
+        return 0.0, 'contact wrenches not finite'
+    distance = kernel()
+    linf = variant == 'linf'
+    value, status, _ = distance(points, linf, TOLERANCE, MAX_VERTICES, _AXES)
+    if status == DEGENERATE:  # ties of a symmetric grasp: joggle them apart
+        scale = float(np.abs(points).max())
+        jiggle = np.random.default_rng(0).uniform(-1.0, 1.0, points.shape) * 1e-10 * scale
+        value, status, _ = distance(points + jiggle, linf, TOLERANCE, MAX_VERTICES,
+                                    _AXES)
+    if status in (OK, LIMIT):
+        return float(value), _REASONS.get(status, '')
+    return 0.0, _REASONS[status]
+
+
+def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLike,
+                  com_in_world: npt.ArrayLike, config: EpsilonConfig = EpsilonConfig(),
+                  variants: tuple[str, ...] = VARIANTS) -> GraspQuality:
+    """Return the L1 and L∞ epsilon of K contacts on an object.
+
+    The L∞ set has far more vertices than the L1 set (the sum of every contact's
+    hull): it takes about 10 to 100 times as long.
+
+    Args:
+        points_in_world: (K, 3) contact points, m.
+        normals_in_world: (K, 3) normals into the object (normalised here; a zero
+            normal drops its contact).
+        com_in_world: (3,) the object's centre of mass, m.
+        config: how epsilon is computed.
+        variants: the epsilons computed; the others are NaN.
+    """
+    def zero(count: int, reason: str) -> GraspQuality:
+        return GraspQuality(0.0 if 'l1' in variants else math.nan,
+                            0.0 if 'linf' in variants else math.nan, count, reason)
+
+    points = np.asarray(points_in_world, float).reshape(-1, 3)
+    normals = np.asarray(normals_in_world, float).reshape(-1, 3)
+    if points.shape != normals.shape:
+        return zero(0, 'points and normals count different contacts')
+    length = np.sqrt(np.einsum('ki,ki->k', normals, normals))
+    keep = np.isfinite(length) & (length > 0) & np.isfinite(points).all(axis=1)
+    points, normals = points[keep], normals[keep] / length[keep, None]
+    count = len(points)
+    soft = config.contact == 'soft' and config.torsion_m > 0
+    if count == 0:
+        return zero(0, 'no contact')
+    if count == 1:
+        return zero(1, 'one contact cannot hold every wrench')
+    if count == 2 and not soft:
+        return zero(2, 'two point contacts cannot resist a torque about the line through '
+                       'them')
+    from_com = points - np.asarray(com_in_world, float).reshape(3)
+    torque_length_m = config.torque_length_m or float(
+        np.sqrt(np.einsum('ki,ki->k', from_com, from_com)).max())
+    if not (math.isfinite(torque_length_m) and torque_length_m > 0):
+        return zero(count, 'every contact is at the centre of mass')
+    wrenches = contact_wrenches(from_com, normals, config.friction, config.cone_edges,
+                                config.torsion_m if soft else 0.0, torque_length_m)
+    l1, why_l1 = epsilon(wrenches, 'l1') if 'l1' in variants else (math.nan, '')
+    linf, why_linf = epsilon(wrenches, 'linf') if 'linf' in variants else (math.nan, '')
+    return GraspQuality(l1, linf, count, why_l1 or why_linf)

@@ -1,0 +1,444 @@
+"""The distance from the origin to the boundary of a wrench set, by expanding a polytope.
+
+The wrench set is given by its support function only (``_support``): the convex hull
+of the union of the contact wrenches (L1) or the Minkowski sum of each contact's hull
+with the origin (L∞). The expanding
+polytope algorithm (EPA, as in collision detection) grows a polytope of support points
+inside the set: the facet nearest the origin is a lower bound of the distance, the
+support in its normal an upper bound; when they meet, that facet lies on the set's
+boundary and the distance is exact. Only the part of the boundary near the answer is
+built, not the hull (scipy's ConvexHull builds all of it: thousands of facets in 6-D).
+
+Before that, a simplex of support points is expanded towards the origin from its
+centroid (the same steps, planes taken about the centroid) until it holds the origin, or a
+facet on the set's boundary separates the origin from it (the origin is outside).
+
+Written for numba (``kernel``); without numba the same code runs as Python, slowly.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import logging
+from typing import Any, Callable
+
+import numpy as np
+
+_log = logging.getLogger(__name__)
+
+#: Statuses the kernel returns (lower-dimensional: the set lies in a hyperplane).
+OK, LOWER_DIMENSIONAL, ORIGIN_OUTSIDE, DEGENERATE, LIMIT = range(5)
+#: Bits of a vertex id in a ridge key (four ids in an int64).
+_ID_BITS = 12
+#: Vertices of a polytope, at most (2 ** _ID_BITS).
+MAX_VERTICES = 1 << _ID_BITS
+
+
+def _support(points: np.ndarray, linf: bool, u: np.ndarray, out: np.ndarray) -> float:
+    """Write the support point of the set in direction ``u`` into ``out``; return its value.
+
+    ``points`` (K, E, 6): E wrenches of each of K contacts. L1: the largest u·w over all;
+    L∞: the sum over contacts of each one's largest or 0 (a contact may push less).
+    """
+    for c in range(6):
+        out[c] = 0.0
+    if linf:
+        total = 0.0
+        for k in range(points.shape[0]):
+            best, bj = 0.0, -1
+            for j in range(points.shape[1]):
+                v = 0.0
+                for c in range(6):
+                    v += points[k, j, c] * u[c]
+                if v > best:
+                    best, bj = v, j
+            if bj >= 0:
+                total += best
+                for c in range(6):
+                    out[c] += points[k, bj, c]
+        return total
+    best, bk, bj = -np.inf, 0, 0
+    for k in range(points.shape[0]):
+        for j in range(points.shape[1]):
+            v = 0.0
+            for c in range(6):
+                v += points[k, j, c] * u[c]
+            if v > best:
+                best, bk, bj = v, k, j
+    for c in range(6):
+        out[c] = points[bk, bj, c]
+    return best
+
+
+def _plane(vertices: np.ndarray, ids: np.ndarray, center: np.ndarray, a: np.ndarray,
+           m: np.ndarray) -> bool:
+    """Solve ``a·(v - center) = 1`` for the six vertices ``ids``; False if singular."""
+    for r in range(6):
+        for c in range(6):
+            m[r, c] = vertices[ids[r], c] - center[c]
+        m[r, 6] = 1.0
+    for c in range(6):
+        p, best = c, abs(m[c, c])
+        for r in range(c + 1, 6):
+            if abs(m[r, c]) > best:
+                p, best = r, abs(m[r, c])
+        if best < 1e-300:
+            return False
+        if p != c:
+            for q in range(7):
+                m[c, q], m[p, q] = m[p, q], m[c, q]
+        for r in range(c + 1, 6):
+            f = m[r, c] / m[c, c]
+            for q in range(c, 7):
+                m[r, q] -= f * m[c, q]
+    norm = 0.0
+    for r in range(5, -1, -1):
+        s = m[r, 6]
+        for q in range(r + 1, 6):
+            s -= m[r, q] * a[q]
+        a[r] = s / m[r, r]
+        norm += a[r] * a[r]
+    return bool(np.isfinite(norm)) and norm > 0.0
+
+
+def _ridge_key(ids: np.ndarray, q: int, r: int) -> int:
+    """Return the four ids of a facet other than slots q and r, sorted, as one key."""
+    v0 = v1 = v2 = v3 = 0
+    w = 0
+    for t in range(6):
+        if t != q and t != r:
+            if w == 0:
+                v0 = ids[t]
+            elif w == 1:
+                v1 = ids[t]
+            elif w == 2:
+                v2 = ids[t]
+            else:
+                v3 = ids[t]
+            w += 1
+    if v0 > v1:
+        v0, v1 = v1, v0
+    if v2 > v3:
+        v2, v3 = v3, v2
+    if v0 > v2:
+        v0, v2 = v2, v0
+    if v1 > v3:
+        v1, v3 = v3, v1
+    if v1 > v2:
+        v1, v2 = v2, v1
+    return v0 | (v1 << 12) | (v2 << 24) | (v3 << 36)
+
+
+def _grown_int(x: np.ndarray, n: int, fill: int) -> np.ndarray:
+    y = np.full((n,) + x.shape[1:], fill, np.int64)
+    y[:x.shape[0]] = x
+    return y
+
+
+def _grown_float(x: np.ndarray, n: int) -> np.ndarray:
+    y = np.zeros((n,) + x.shape[1:])
+    y[:x.shape[0]] = x
+    return y
+
+
+def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
+              axes: np.ndarray) -> tuple[float, int, int]:
+    """Return (distance, status, vertices) of the origin to the set's boundary.
+
+    Args:
+        points: (K, E, 6) the contact wrenches.
+        linf: L∞ (Minkowski sum) rather than L1 (hull of the union).
+        tol: relative gap between the bounds at which the distance is taken.
+        max_vertices: vertices of the polytope, at most (``LIMIT`` beyond: the lower bound).
+        axes: (6, 6) orthonormal directions for the first simplex (generic ones).
+
+    Returns:
+        The distance (0 unless ``OK`` or ``LIMIT``), the status and the vertices used.
+    """
+    vertices = np.zeros((max_vertices, 6))
+    u, s, a = np.zeros(6), np.zeros(6), np.zeros(6)
+    m = np.zeros((6, 7))
+    center = np.zeros(6)
+    # --- seven affinely independent support points
+    basis = np.zeros((6, 6))
+    _support(points, linf, axes[0], s)
+    for c in range(6):
+        vertices[0, c] = s[c]
+    scale = 0.0
+    for k in range(points.shape[0]):
+        for j in range(points.shape[1]):
+            v = 0.0
+            for c in range(6):
+                v += points[k, j, c] * points[k, j, c]
+            scale = max(scale, np.sqrt(v))
+    if scale == 0.0:
+        return 0.0, LOWER_DIMENSIONAL, 0
+    for dim in range(6):
+        best = 0.0
+        for axis in range(6):  # the axis farthest from the span so far
+            for c in range(6):
+                u[c] = axes[axis, c]
+            for b in range(dim):
+                p = 0.0
+                for c in range(6):
+                    p += u[c] * basis[b, c]
+                for c in range(6):
+                    u[c] -= p * basis[b, c]
+            n = 0.0
+            for c in range(6):
+                n += u[c] * u[c]
+            if n > best:
+                best = n
+                for c in range(6):
+                    a[c] = u[c]
+        up = _support(points, linf, a, s)
+        off_up = up
+        for c in range(6):
+            off_up -= a[c] * vertices[0, c]
+            vertices[dim + 1, c] = s[c]
+            u[c] = -a[c]
+        down = _support(points, linf, u, s)
+        off_down = down
+        for c in range(6):
+            off_down += a[c] * vertices[0, c]
+        if off_down > off_up:
+            for c in range(6):
+                vertices[dim + 1, c] = s[c]
+        if max(off_up, off_down) <= 1e-9 * scale * np.sqrt(best):
+            return 0.0, LOWER_DIMENSIONAL, dim + 1
+        for c in range(6):
+            u[c] = vertices[dim + 1, c] - vertices[0, c]
+        for b in range(dim):
+            p = 0.0
+            for c in range(6):
+                p += u[c] * basis[b, c]
+            for c in range(6):
+                u[c] -= p * basis[b, c]
+        n = 0.0
+        for c in range(6):
+            n += u[c] * u[c]
+        n = np.sqrt(n)
+        if n <= 1e-9 * scale:
+            return 0.0, LOWER_DIMENSIONAL, dim + 1
+        for c in range(6):
+            basis[dim, c] = u[c] / n
+    for v in range(7):
+        for c in range(6):
+            center[c] += vertices[v, c] / 7.0
+    # --- the simplex's facets, planes about the centroid
+    cap = 1024
+    fv = np.zeros((cap, 6), np.int64)  # vertex ids
+    fn = np.zeros((cap, 6), np.int64)  # neighbour across the ridge without slot r
+    fa = np.zeros((cap, 6))  # plane a·(x - center) = 1
+    alive = np.zeros(cap, np.bool_)
+    mark = np.full(cap, -1, np.int64)  # step in which found visible
+    seen = np.full(cap, -1, np.int64)  # step in which found not visible
+    for j in range(7):
+        slot = 0
+        for q in range(7):
+            if q != j:
+                fv[j, slot] = q
+                fn[j, slot] = q
+                slot += 1
+        if not _plane(vertices, fv[j], center, a, m):
+            return 0.0, DEGENERATE, 7
+        for c in range(6):
+            fa[j, c] = a[c]
+        alive[j] = True
+    nf, nv = 7, 7
+    heap = [(0.0, 0)]
+    heap.pop()
+    inside = False
+    stack = np.zeros(64, np.int64)
+    visible = np.zeros(64, np.int64)
+    hf = np.zeros(64, np.int64)
+    hr = np.zeros(64, np.int64)
+    hg = np.zeros(64, np.int64)
+    table_key = np.full(64, -1, np.int64)
+    table_owner = np.zeros(64, np.int64)
+    d = 0.0
+    for step in range(4 * max_vertices):
+        if not inside:
+            # the facet the segment from the centroid to the origin leaves through
+            k, reach = -1, -np.inf
+            for f in range(nf):
+                if alive[f]:
+                    v = 0.0
+                    for c in range(6):
+                        v -= fa[f, c] * center[c]
+                    if v > reach:
+                        k, reach = f, v
+            if reach < 1.0 - 1e-12:  # the origin is inside: planes about it from now on
+                inside = True
+                for f in range(nf):
+                    if alive[f]:
+                        v = 1.0
+                        for c in range(6):
+                            v += fa[f, c] * center[c]
+                        n = 0.0
+                        for c in range(6):
+                            fa[f, c] /= v
+                            n += fa[f, c] * fa[f, c]
+                        heapq.heappush(heap, (1.0 / np.sqrt(n), f))
+                for c in range(6):
+                    center[c] = 0.0
+                continue
+            n = 0.0
+            for c in range(6):
+                n += fa[k, c] * fa[k, c]
+            n = np.sqrt(n)
+            offset = 0.0
+            for c in range(6):
+                u[c] = fa[k, c] / n
+                offset += u[c] * center[c]
+            h = _support(points, linf, u, s)
+            if h - offset <= (1.0 + 1e-9) / n:  # a facet of the set keeps the origin out
+                return 0.0, ORIGIN_OUTSIDE, nv
+        else:
+            k = -1
+            while len(heap) > 0:
+                d, k = heapq.heappop(heap)
+                if alive[k]:
+                    break
+                k = -1
+            if k < 0:
+                return d, DEGENERATE, nv
+            for c in range(6):
+                u[c] = fa[k, c] * d
+            h = _support(points, linf, u, s)
+            if h - d <= tol * h:
+                return d, OK, nv
+        if nv == max_vertices:
+            return (d if inside else 0.0), LIMIT, nv
+        for c in range(6):
+            vertices[nv, c] = s[c]
+            s[c] -= center[c]
+        # the facets that see the new vertex (a connected region from k), their horizon
+        stack[0] = k
+        top, nvis, nh = 1, 0, 0
+        mark[k] = step
+        while top > 0:
+            top -= 1
+            f = stack[top]
+            if nvis == visible.shape[0]:
+                visible = _grown_int(visible, 2 * nvis, 0)
+            visible[nvis] = f
+            nvis += 1
+            for r in range(6):
+                g = fn[f, r]
+                if mark[g] == step:
+                    continue
+                see = False
+                if seen[g] != step:
+                    v = 0.0
+                    for c in range(6):
+                        v += fa[g, c] * s[c]
+                    if v > 1.0 + 1e-12:
+                        see = True
+                    else:
+                        seen[g] = step
+                if see:
+                    mark[g] = step
+                    if top == stack.shape[0]:
+                        stack = _grown_int(stack, 2 * top, 0)
+                    stack[top] = g
+                    top += 1
+                else:
+                    if nh == hf.shape[0]:
+                        hf = _grown_int(hf, 2 * nh, 0)
+                        hr = _grown_int(hr, 2 * nh, 0)
+                        hg = _grown_int(hg, 2 * nh, 0)
+                    hf[nh], hr[nh], hg[nh] = f, r, g
+                    nh += 1
+        if nf + nh > cap:
+            cap = 2 * (nf + nh)
+            fv = _grown_int(fv, cap, 0)
+            fn = _grown_int(fn, cap, 0)
+            fa = _grown_float(fa, cap)
+            grown = np.zeros(cap, np.bool_)
+            grown[:nf] = alive[:nf]
+            alive = grown
+            mark = _grown_int(mark, cap, -1)
+            seen = _grown_int(seen, cap, -1)
+        size = 16
+        while size < 10 * nh:
+            size *= 2
+        if table_key.shape[0] < size:
+            table_key = np.full(size, -1, np.int64)
+            table_owner = np.zeros(size, np.int64)
+        size = table_key.shape[0]
+        paired = 0
+        for e in range(nh):
+            f, r, g = hf[e], hr[e], hg[e]
+            new = nf + e
+            for c in range(6):
+                fv[new, c] = fv[f, c]
+            fv[new, r] = nv
+            fn[new, r] = g
+            for t in range(6):
+                if fn[g, t] == f:
+                    fn[g, t] = new
+                    break
+            # the plane through the ridge and the vertex: one of the pencil of f and g
+            af, ag = 0.0, 0.0
+            for c in range(6):
+                af += fa[f, c] * s[c]
+                ag += fa[g, c] * s[c]
+            if af - ag > 1e-9 * af:
+                alpha = (1.0 - ag) / (af - ag)
+                for c in range(6):
+                    a[c] = fa[g, c] + alpha * (fa[f, c] - fa[g, c])
+            elif not _plane(vertices, fv[new], center, a, m):
+                return d, DEGENERATE, nv
+            n = 0.0
+            for c in range(6):
+                fa[new, c] = a[c]
+                n += a[c] * a[c]
+            if not (np.isfinite(n) and n > 0.0):
+                return d, DEGENERATE, nv
+            alive[new] = True
+            if inside:
+                heapq.heappush(heap, (1.0 / np.sqrt(n), new))
+            for q in range(6):  # each ridge through the new vertex joins two new facets
+                if q != r:
+                    key = _ridge_key(fv[new], q, r)
+                    h = (key * 0x9E3779B1) & (size - 1)
+                    while table_key[h] != -1 and table_key[h] != key:
+                        h = (h + 1) & (size - 1)
+                    if table_key[h] == -1:
+                        table_key[h] = key
+                        table_owner[h] = new * 8 + q
+                    else:
+                        other = table_owner[h]
+                        fn[new, q] = other // 8
+                        fn[other // 8, other % 8] = new
+                        table_key[h] = -2  # paired: a tombstone until cleared
+                        paired += 1
+        for h in range(size):
+            if table_key[h] >= 0:  # a ridge left unpaired
+                return d, DEGENERATE, nv
+            table_key[h] = -1
+        if 2 * paired != 5 * nh:
+            return d, DEGENERATE, nv
+        for e in range(nvis):
+            alive[visible[e]] = False
+        nf += nh
+        nv += 1
+    return d, LIMIT, nv
+
+
+@functools.cache
+def kernel() -> Callable[..., Any]:
+    """Return ``_distance`` compiled with numba (imported here, on first use), else as Python."""
+    try:
+        import numba  # here: see core.compiled on numba's memory
+    except ImportError:
+        _log.warning('numba is not installed: the grasp quality runs as Python, about 100 '
+                     'times slower (pip install numba, or the python3-numba package)')
+        return _distance
+    global _support, _plane, _ridge_key, _grown_int, _grown_float
+    jit = functools.partial(numba.njit, cache=True, nogil=True)
+    _support, _plane, _ridge_key = jit(_support), jit(_plane), jit(_ridge_key)
+    _grown_int, _grown_float = jit(_grown_int), jit(_grown_float)
+    return jit(_distance)
