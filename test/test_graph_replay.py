@@ -22,6 +22,7 @@ MONITOR_RATE_HZ = 100.0
 # otherwise: a generous sample age keeps staleness out of this test. A short force test.
 DEEP = {'qos.depth': 1000}
 MONITOR = {'use_sim_time': 'true', 'max_sample_age': 20.0, 'force_test_time': 1.0,
+           'restart_on_reset': 'true',  # the trial the reset opens is the one compared
            'contact_timeout': 3.0, **DEEP}
 METRICS = {'use_sim_time': 'true', **DEEP}
 SIM_PERIOD_NS = 2_000_000  # mujoco_sim's publish_rate 500 Hz

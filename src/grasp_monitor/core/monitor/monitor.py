@@ -200,7 +200,9 @@ class GraspMonitor:
                 return self._result(MonitorStatus.OUT_OF_ORDER, Command.CONTINUE, records)
             self.counters['time_resets'] += 1
             records += self._close('time_reset')
-            self._pending_id = self._last_trial_id + 1 if self.config.restart_on_reset else 0
+            if self.config.restart_on_reset and not self._pending_id:
+                self._pending_id = self._last_trial_id + 1
+            # a start asked for since stays pending: it opens the new timeline's trial
             trial = None
         first = trial is None
         if first:
