@@ -234,7 +234,7 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
                   f'{RECORDER} to write them')
         # SIGINT drops what its reader queues still hold: wait until it says it wrote all
         watcher.wait(lambda seen: all(seen.recorded.get(t, 0) >= n for t, n in expected.items()),
-                     15.0, alive)
+                     30.0, alive)
         result.failures += graph.stop([recorder], options.grace_s)
         try:
             recorded = {('/' + t).replace('//', '/'): n for t, n in message_counts(mcap).items()}
