@@ -10,11 +10,13 @@ import os
 import signal
 import subprocess
 
-from conftest import NAMESPACE
+from conftest import NAMESPACE, wait_for
+from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.app.demo.plan import GraphPlan
 from grasp_monitor.app.rviz_check import check_rviz_config, check_table
 from grasp_monitor.app.scenario_config import default_params_file
 from grasp_monitor.nodes import node_command
+from grasp_monitor.nodes.qos import VERDICTS_QOS
 import pytest
 from std_srvs.srv import Trigger
 import yaml
@@ -43,6 +45,12 @@ def graph(ros, tmp_path):
                 node_command(name, params, namespace=NAMESPACE, params_file=params_file),
                 env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT))
         client = ros.client()
+        # as the demo does: the graph is up once the monitor gives verdicts on the
+        # simulator's samples; a start called while the nodes still come up may be lost
+        verdicts = []
+        client.create_subscription(DiagnosticArray, 'grasp_monitor/verdicts', verdicts.append,
+                                   VERDICTS_QOS)
+        assert wait_for(lambda: verdicts, timeout_s=60.0), 'no verdict from grasp_monitor'
         names = ['grasp_monitor/start'] + (
             ['grasp_controller/start'] if plan.has_controller else [])
         for name in names:  # the trial, then the pick: events, contacts, pressures
