@@ -17,7 +17,7 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
-    lost_counts, read_input, refusal_counts, subscribe, subscribe_contacts)
+    lost_counts, read_input, refusal_counts, subscribe, subscribe_pads)
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -102,13 +102,8 @@ class GraspMetricsNode(Node):
             subscribe(self, Odometry, f'ground_truth/{body}',
                       lambda m, b=body: self._on_body(b, m), qos,
                       callback_group=group)
-        if self.contacts is not None:
-            subscribe_contacts(self, self.refused, p['contacts'], self.contacts, qos, group,
-                               self._contacts_in)
-        for pad in p['pads'] if self.contacts is None else ():
-            subscribe(self, PointCloud2, f'tactile/{pad}',
-                      lambda m, pad=pad: self._on_pad(pad, m), qos,
-                      callback_group=group)
+        subscribe_pads(self, self.refused, p['contacts'], self.contacts, p['pads'], qos, group,
+                       self._contacts_in, self._on_pad)
         subscribe(self, DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                   EVENTS_QOS, callback_group=group)
         diagnostics_timer(self, self._publish_diagnostics, group)

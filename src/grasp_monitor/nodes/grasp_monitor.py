@@ -16,7 +16,7 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
-    lost_counts, read_input, refusal_counts, subscribe, subscribe_contacts)
+    lost_counts, read_input, refusal_counts, subscribe, subscribe_pads)
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -128,13 +128,8 @@ class GraspMonitorNode(Node):
                                                  VERDICTS_QOS)
         self.period_s = 1.0 / p['rate']
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        if self.contacts is not None:
-            subscribe_contacts(self, self.refused, p['contacts'], self.contacts, qos, group,
-                               self._contacts_in)
-        for pad in p['pads'] if self.contacts is None else ():
-            subscribe(self, PointCloud2, f'tactile/{pad}',
-                      lambda m, pad=pad: self._on_pad(pad, m), qos,
-                      callback_group=group)
+        subscribe_pads(self, self.refused, p['contacts'], self.contacts, p['pads'], qos, group,
+                       self._contacts_in, self._on_pad)
         if p['object']:
             subscribe(self, Odometry, f'ground_truth/{p["object"]}', self._on_object,
                       qos, callback_group=group)

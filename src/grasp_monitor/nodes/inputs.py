@@ -148,6 +148,23 @@ def subscribe_contacts(node: Node, refused: Counter, topic: str, contacts: Objec
                              callback_group=group)
 
 
+def subscribe_pads(node: Node, refused: Counter, contacts_topic: str,
+                   contacts: ObjectContacts | None, pads: list[str], qos: QoSProfile, group,
+                   on_contacts: Callable[[PadContacts], None],
+                   on_pad: Callable[[str, PointCloud2], None]) -> None:
+    """Subscribe to the pads' input: the simulator's contacts, or without them each taxel cloud.
+
+    With ``contacts`` the samples of ``contacts_topic`` go to ``on_contacts`` (see
+    ``subscribe_contacts``); otherwise each pad's ``tactile/<pad>`` goes to ``on_pad``.
+    """
+    if contacts is not None:
+        subscribe_contacts(node, refused, contacts_topic, contacts, qos, group, on_contacts)
+        return
+    for pad in pads:
+        subscribe(node, PointCloud2, f'tactile/{pad}', lambda m, pad=pad: on_pad(pad, m), qos,
+                  callback_group=group)
+
+
 def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoCommand],
                          apply: Callable[[ServoCommand], object]) -> None:
     """Apply the command ``make`` builds; count a refused one by kind and log it (throttled)."""
