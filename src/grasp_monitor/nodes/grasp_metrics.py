@@ -17,7 +17,7 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
-    lost_counts, read_input, refusal_counts, subscribe, subscribe_pads)
+    lost_counts, PAD_INPUTS, read_input, refusal_counts, subscribe, subscribe_pads)
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -45,12 +45,7 @@ INTERFACES = (
                 'of wall time)'),
     subscribes('ground_truth/<body>', 'nav_msgs/msg/Odometry', 'sensor',
                '`object` and each of `pads`'),
-    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
-               'each of `pads`: contacts estimated from the taxels', when='!contacts'),
-    subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
-               "the pads' contacts (mujoco_sim's `contacts`)", when='contacts'),
-    subscribes('<contacts>/bodies', 'std_msgs/msg/String', 'latched',
-               'body names by id', when='contacts'),
+    *PAD_INPUTS,
     subscribes('grasp_monitor/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
                'trial start and end, grasp'),
 )

@@ -16,7 +16,7 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
-    lost_counts, read_input, refusal_counts, subscribe, subscribe_pads)
+    lost_counts, PAD_INPUTS, read_input, refusal_counts, subscribe, subscribe_pads)
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -48,12 +48,7 @@ INTERFACES = (
               'ground truth, frame world), else above the first pad (its frame)'),
     diagnostics('monitor status: stale or fresh input, pad forces, basis (contacts or '
                 'taxels (estimate)); each input stream OK or STALE (1 Hz of wall time)'),
-    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
-               'each of `pads`: contacts estimated from the taxels', when='!contacts'),
-    subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
-               "the pads' contacts (mujoco_sim's `contacts`)", when='contacts'),
-    subscribes('<contacts>/bodies', 'std_msgs/msg/String', 'latched',
-               'body names by id', when='contacts'),
+    *PAD_INPUTS,
     subscribes('ground_truth/<object>', 'nav_msgs/msg/Odometry', 'sensor',
                "the object's speed", when='object'),
     subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',

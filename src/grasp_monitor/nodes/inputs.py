@@ -16,6 +16,7 @@ from grasp_monitor.core.errors import CommandError, GraspMonitorError
 from grasp_monitor.core.pad_contacts import ObjectContacts, PadContacts
 from grasp_monitor.core.servo import ServoCommand
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.interfaces import subscribes
 from grasp_monitor.nodes.qos import LATCHED_QOS
 from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.node import Node
@@ -146,6 +147,17 @@ def subscribe_contacts(node: Node, refused: Counter, topic: str, contacts: Objec
     subscribe(node, PointCloud2, topic, on_contacts, qos, callback_group=group)
     node.create_subscription(String, f'{topic}/bodies', on_bodies, LATCHED_QOS,
                              callback_group=group)
+
+
+#: The endpoints ``subscribe_pads`` creates, for a node's INTERFACES table.
+PAD_INPUTS = (
+    subscribes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+               'each of `pads`: contacts estimated from the taxels', when='!contacts'),
+    subscribes('<contacts>', 'sensor_msgs/msg/PointCloud2', 'sensor',
+               "the pads' contacts (mujoco_sim's `contacts`)", when='contacts'),
+    subscribes('<contacts>/bodies', 'std_msgs/msg/String', 'latched',
+               'body names by id', when='contacts'),
+)
 
 
 def subscribe_pads(node: Node, refused: Counter, contacts_topic: str,
