@@ -172,12 +172,27 @@ def start_graph(args, log, tmp: str, clock_rate_hz: float) -> dict[str, subproce
         'mujoco_sim+tactile_sensor': node_process(
             'mujoco_sim', log, tactile='true', publish_rate=float(args.rate),
             clock_rate=float(clock_rate_hz), real_time_factor=1.0, command_timeout=0.0,
+            executor=os.environ.get('SIM_EXECUTOR', 'events'),
             **{'tactile_sensor:publish_rate': float(args.tactile_rate)}),
         'grasp_monitor': node_process(
             'grasp_monitor', log, use_sim_time='true',
             event_log=os.path.join(tmp, 'events.jsonl')),
         'grasp_metrics': node_process('grasp_metrics', log, use_sim_time='true'),
     }
+
+
+def start_floor(args, log, clock_rate_hz: float) -> dict[str, subprocess.Popen]:
+    """Start the floor: bare rclpy nodes passing the graph's messages (graph_floor.py)."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'graph_floor.py')
+    ros_args = ['--ros-args', '-r', f'__ns:={NAMESPACE}']
+
+    def start(*argv: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, script, *argv, *ros_args], env=os.environ.copy(),
+                                stdout=log, stderr=subprocess.STDOUT)
+    return {'floor: publisher': start('pub', str(args.rate), str(args.tactile_rate),
+                                      str(clock_rate_hz)),
+            'floor: monitor topics': start('sub', 'monitor'),
+            'floor: metrics topics': start('sub', 'metrics')}
 
 
 def extra_subscribers(count: int) -> None:
@@ -231,13 +246,14 @@ def stop(processes) -> None:
             process.wait()
 
 
-def run_config(args, extra: int, clock_rate_hz: float = 0.0) -> dict:
-    """Run one configuration: start the graph, warm up, measure ``args.seconds``, stop."""
+def run_config(args, extra: int, clock_rate_hz: float = 0.0, floor: bool = False) -> dict:
+    """Run one configuration: start the graph (or its floor), warm up, measure, stop."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     tmp = tempfile.mkdtemp(prefix='bench_graph_')
     log = open(os.path.join(tmp, 'nodes.log'), 'w')
-    processes = start_graph(args, log, tmp, clock_rate_hz)
+    processes = (start_floor(args, log, clock_rate_hz) if floor
+                 else start_graph(args, log, tmp, clock_rate_hz))
     if extra:
         processes['extra_subscribers'] = subprocess.Popen(
             [sys.executable, __file__, '--serve-extra', str(extra)], env=os.environ.copy(),
@@ -251,12 +267,13 @@ def run_config(args, extra: int, clock_rate_hz: float = 0.0) -> dict:
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
     spinner.start()
-    result: dict = {'extra_subscribers': extra, 'clock_rate_hz': clock_rate_hz}
+    result: dict = {'extra_subscribers': extra, 'clock_rate_hz': clock_rate_hz, 'floor': floor}
     try:
         from std_srvs.srv import Trigger
-        start = node.create_client(Trigger, 'grasp_monitor/start')
-        assert start.wait_for_service(timeout_sec=60.0), 'grasp_monitor did not come up'
-        start.call_async(Trigger.Request())
+        if not floor:
+            start = node.create_client(Trigger, 'grasp_monitor/start')
+            assert start.wait_for_service(timeout_sec=60.0), 'grasp_monitor did not come up'
+            start.call_async(Trigger.Request())
         # the simulator's streams and the monitor's subscription are matched before the window
         assert wait_until(lambda: node.count_publishers('tactile/finger_right') > 0 and
                           node.count_subscribers('joint_states') >= 2, 60.0)
@@ -310,7 +327,9 @@ def report(result: dict) -> None:
     latencies_ms = [1e3 * s for s in result['latencies_s']]
     clock = f"{result['clock_rate_hz']:g} Hz" if result['clock_rate_hz'] else 'every tick'
     # a paragraph, not a heading: RESULTS.md places this output under its own headings
-    print(f"\n**Extra subscribers: {result['extra_subscribers']}, /clock {clock}** "
+    what = ('Floor: bare rclpy nodes, same messages' if result['floor']
+            else f"Extra subscribers: {result['extra_subscribers']}")
+    print(f'\n**{what}, /clock {clock}** '
           f"(window {result['wall_s']:.1f} s, simulated/wall {result['real_time_factor']:.3f})"
           '\n')
     print('| topic | received | lost | lost % |')
@@ -333,6 +352,39 @@ def report(result: dict) -> None:
     print(f"\nnode output: {result['log']}")
 
 
+#: Which floor process stands for which process of the graph.
+FLOOR_OF = {'mujoco_sim+tactile_sensor': 'floor: publisher',
+            'grasp_monitor': 'floor: monitor topics', 'grasp_metrics': 'floor: metrics topics',
+            'bench_probe': 'bench_probe'}
+
+
+def cpu_per_simulated_s(result: dict) -> dict[str, float]:
+    """Return CPU seconds per simulated second of each process of a configuration."""
+    rtf = result['real_time_factor']
+    return {name: share / rtf if rtf else float('nan') for name, share in result['cpu'].items()}
+
+
+def report_ratios(results: dict) -> None:
+    """Print each configuration's CPU per simulated second as a ratio to the floor's."""
+    floor = cpu_per_simulated_s(results['floor'])
+    configs = [name for name in results if name != 'floor']
+    print('\n**CPU s per simulated s, as a ratio to the floor** (same messages, rates, QoS '
+          'and executor, bare rclpy)\n')
+    print('| process | floor | ' + ' | '.join(configs) + ' |')
+    print('|---|---' + '|---' * len(configs) + '|')
+    for name, floor_name in FLOOR_OF.items():
+        cells = []
+        for config in configs:
+            value = cpu_per_simulated_s(results[config]).get(name, float('nan'))
+            cells.append(f'{value:.2f} ({value / floor[floor_name]:.1f}×)')
+        print(f'| {name} | {floor[floor_name]:.2f} | ' + ' | '.join(cells) + ' |')
+    totals = [sum(v for k, v in cpu_per_simulated_s(results[c]).items() if k in FLOOR_OF)
+              for c in configs]
+    floor_total = sum(floor.values())
+    print(f'| all | {floor_total:.2f} | ' + ' | '.join(
+        f'{t:.2f} ({t / floor_total:.1f}×)' for t in totals) + ' |')
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -345,8 +397,9 @@ def main() -> None:
     parser.add_argument('--extra-subscribers', type=int, default=10)
     parser.add_argument('--clock-rate', type=float, default=250.0,
                         help='/clock rate of the clock configuration, Hz')
-    parser.add_argument('--configs', default='base,extra,clock',
-                        help='comma-separated: base (defaults), extra (with the extra '
+    parser.add_argument('--configs', default='floor,base,extra,clock',
+                        help='comma-separated: floor (bare rclpy nodes passing the same '
+                        'messages: graph_floor.py), base (defaults), extra (with the extra '
                         'subscribers), clock (/clock at --clock-rate)')
     parser.add_argument('--profile', default='',
                         help='directory for py-spy profiles of every node process '
@@ -366,10 +419,14 @@ def main() -> None:
           f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}\n')
     print(f'graph: mujoco_sim (pick_lift, {args.rate:g} Hz joint_states, tactile_sensor '
           f'{args.tactile_rate:g} Hz) + grasp_monitor + grasp_metrics, reliable QoS depth 10')
+    results = {}
     for config in args.configs.split(','):
-        result = run_config(args, args.extra_subscribers if config == 'extra' else 0,
-                            args.clock_rate if config == 'clock' else 0.0)
-        report(result)
+        results[config] = run_config(args, args.extra_subscribers if config == 'extra' else 0,
+                                     args.clock_rate if config == 'clock' else 0.0,
+                                     floor=config == 'floor')
+        report(results[config])
+    if 'floor' in results:
+        report_ratios(results)
     print(f'\nload average after: {" ".join(f"{x:.2f}" for x in os.getloadavg())}')
 
 

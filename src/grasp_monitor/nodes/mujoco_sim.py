@@ -8,6 +8,7 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.conversions import serialized
 from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
@@ -126,6 +127,10 @@ class MujocoSimNode(Node):
         self.refused: Counter[str] = Counter()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         # As deep as the sensor streams: a reader that falls behind (a recorder) loses no tick.
+        # every tick's messages go out as bytes rewritten in place: see conversions.cdr
+        self.clock_bytes, self.joint_bytes = serialized.ClockBytes(), serialized.JointStateBytes()
+        self.odometry_bytes, self.tf_bytes = serialized.OdometryBytes(), serialized.TfBytes()
+        self.contacts_bytes = serialized.ContactsBytes()
         self.clock_pub = self.create_publisher(Clock, '/clock', max(10, p['qos.depth']))
         self.joint_pub = self.create_publisher(JointState, 'joint_states', qos)
         self.body_pubs = [self.create_publisher(Odometry, f'ground_truth/{body}', qos)
@@ -171,14 +176,13 @@ class MujocoSimNode(Node):
 
     def _publish(self, sim: Simulator) -> None:
         if self.runner.on_grid(self.clock_every):
-            self.clock_pub.publish(conversions.clock_to_msg(sim.time_s))
-        self.joint_pub.publish(conversions.joint_state_to_msg(sim.joint_states()))
-        odometry = conversions.odometry_from_body_arrays(sim.body_arrays())
-        for publisher, msg in zip(self.body_pubs, odometry):
-            publisher.publish(msg)
-        self.tf_pub.publish(conversions.tf_message(sim.frame_transforms()))
+            self.clock_pub.publish(self.clock_bytes(sim.time_s))
+        self.joint_pub.publish(self.joint_bytes(sim.joint_states()))
+        for publisher, data in zip(self.body_pubs, self.odometry_bytes(sim.body_arrays())):
+            publisher.publish(data)
+        self.tf_pub.publish(self.tf_bytes(sim.frame_transforms()))
         self.latest_contacts = sim.pad_contacts()
-        self.contacts_pub.publish(conversions.pad_contacts_to_msg(self.latest_contacts))
+        self.contacts_pub.publish(self.contacts_bytes(self.latest_contacts))
 
     def _publish_markers(self) -> None:
         contacts = self.latest_contacts

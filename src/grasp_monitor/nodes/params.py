@@ -45,6 +45,10 @@ COMMON = (
             'Publish and subscribe sensor streams best effort instead of reliable.',
             read_only=True),
     Setting('qos.depth', 10, 'History depth of sensor streams.', 1, 1000, read_only=True),
+    Setting('executor', 'events', "How the process dispatches callbacks: rclpy's "
+            'EventsExecutor (events: about half the CPU per message) or its '
+            'SingleThreadedExecutor (single_threaded); the first node of a process decides.',
+            choices=('events', 'single_threaded'), read_only=True),
 )
 
 

@@ -12,10 +12,14 @@ from grasp_monitor.core.errors import GraspMonitorError
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.exceptions import InvalidHandle
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
+from rclpy.experimental import EventsExecutor
 from rclpy.guard_condition import GuardCondition
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
+
+#: Wall seconds an EventsExecutor waits at most before the process looks for a stop request.
+STOP_POLL_S = 0.1
 
 
 class _StopRequest:
@@ -43,7 +47,10 @@ class _StopRequest:
         threading.Thread(target=self._wake, args=(read_fd,), daemon=True).start()
 
     def watch(self, node: Node) -> None:
-        """Wake ``node``'s executor on a signal, with a guard condition of ``node``."""
+        """Wake ``node``'s executor on a signal, with a guard condition of ``node``.
+
+        Not for an EventsExecutor, which refuses guard conditions: it is polled instead.
+        """
         with self._lock:
             self._guard = node.create_guard_condition(lambda: None)
             if self.requested:  # a signal while the node was being made
@@ -71,6 +78,23 @@ class _StopRequest:
         os.close(self._write_fd)
 
 
+def executor_kind(node: Node) -> str:
+    """Return the node's ``executor`` parameter (``events`` when it declares none)."""
+    if node.has_parameter('executor'):
+        return node.get_parameter('executor').value
+    return 'events'
+
+
+def make_executor(kind: str) -> Executor:
+    """Return an executor of ``kind``: ``events`` or ``single_threaded``.
+
+    One thread either way: a node's callbacks share one mutually exclusive group anyway,
+    and a pool's hand-offs under the GIL cost CPU and starve callbacks on a loaded machine.
+    The EventsExecutor dispatches from C++ (about half rclpy's CPU per message).
+    """
+    return EventsExecutor() if kind == 'events' else SingleThreadedExecutor()
+
+
 def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = None) -> int:
     """Create the node(s), spin them in one executor until shutdown, clean up (Humble to Kilted).
 
@@ -93,14 +117,19 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
     try:
         made = factory()
         nodes = made if isinstance(made, list) else [made]
-        # One thread: a node's callbacks share one mutually exclusive group anyway, and a
-        # pool's hand-offs under the GIL cost CPU and starve callbacks on a loaded machine.
-        executor = SingleThreadedExecutor()
+        kind = executor_kind(nodes[0])
+        executor = make_executor(kind)
         for node in nodes:
             executor.add_node(node)
-        stop.watch(nodes[0])
-        while not stop.requested and rclpy.ok():
-            executor.spin_once()
+        if kind == 'events':
+            # spin() neither ran timers nor returned on a signal (rclpy 7.1.6): spin_once
+            # with a timeout does both, and lets the signal's flag be read
+            while not stop.requested and rclpy.ok():
+                executor.spin_once(timeout_sec=STOP_POLL_S)
+        else:
+            stop.watch(nodes[0])
+            while not stop.requested and rclpy.ok():
+                executor.spin_once()
     except GraspMonitorError as error:
         print(f'error: {error}', file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@ import dataclasses
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.conversions.serialized import TactileBytes
 from grasp_monitor.nodes.interfaces import publishes
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.qos import sensor_qos
@@ -63,6 +64,7 @@ class TactileSensorNode(Node):
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.cloud_pubs = [self.create_publisher(PointCloud2, f'tactile/{pad.name}', qos)
                            for pad in pads]
+        self.cloud_bytes = [TactileBytes(spec.body) for spec in self.arrays.specs]
         self.marker_pub = self.create_publisher(MarkerArray, 'tactile/markers', 10)
         if p['markers_rate'] > 0:
             self.create_timer(1.0 / p['markers_rate'], self._publish_markers)
@@ -82,10 +84,9 @@ class TactileSensorNode(Node):
             self.get_logger().error(f'tactile sample skipped: {error}',
                                     throttle_duration_sec=1.0)
             return
-        for publisher, pad, spec, values in zip(
-                self.cloud_pubs, self.arrays.pads, self.arrays.specs, reading.values):
-            publisher.publish(conversions.tactile_cloud_to_msg(
-                pad.positions_in_pad, values, spec.body, reading.time_s))
+        for publisher, cloud, pad, values in zip(
+                self.cloud_pubs, self.cloud_bytes, self.arrays.pads, reading.values):
+            publisher.publish(cloud(pad.positions_in_pad, values, reading.time_s))
         self.latest = reading
 
     def _publish_markers(self) -> None:

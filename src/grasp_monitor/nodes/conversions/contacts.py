@@ -20,14 +20,20 @@ _CONTACT_DTYPE = np.dtype([(name, '<f8') for name in CONTACT_FIELDS[:9]]
                           + [(name, '<i4') for name in CONTACT_FIELDS[9:]])
 
 
-def pad_contacts_to_msg(contacts: PadContacts, frame_id: str = 'world') -> PointCloud2:
-    """Build a contacts PointCloud2 (``CONTACT_FIELDS``), one point per contact."""
+def contact_points(contacts: PadContacts) -> np.ndarray:
+    """Return the points of a contacts cloud: one ``CONTACT_FIELDS`` record per contact."""
     points = np.empty(len(contacts), _CONTACT_DTYPE)
     for i, name in enumerate(CONTACT_FIELDS[:9]):
         array = (contacts.position_in_world, contacts.normal_in_world,
                  contacts.force_in_world)[i // 3]
         points[name] = array[:, i % 3]
     points['body1'], points['body2'] = contacts.body1, contacts.body2
+    return points
+
+
+def pad_contacts_to_msg(contacts: PadContacts, frame_id: str = 'world') -> PointCloud2:
+    """Build a contacts PointCloud2 (``CONTACT_FIELDS``), one point per contact."""
+    points = contact_points(contacts)
     msg = PointCloud2()
     msg.header.stamp = time_to_msg(contacts.time_s)
     msg.header.frame_id = frame_id

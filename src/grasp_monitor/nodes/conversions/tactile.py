@@ -33,10 +33,7 @@ def tactile_cloud_to_msg(
         frame_id: the pad body's frame.
         time_s: sample time, s.
     """
-    forces = np.asarray(forces_in_pad, np.float32)
-    if forces.ndim == 2 and forces.shape[1] == 1:
-        forces = np.concatenate([np.zeros((forces.shape[0], 2), np.float32), forces], axis=1)
-    points = np.concatenate([np.asarray(positions_in_pad, np.float32), forces], axis=1)
+    points = tactile_points(positions_in_pad, forces_in_pad)
     msg = PointCloud2()
     msg.header.stamp = time_to_msg(time_s)
     msg.header.frame_id = frame_id
@@ -48,8 +45,16 @@ def tactile_cloud_to_msg(
     msg.point_step = 4 * len(TACTILE_FIELDS)
     msg.row_step = msg.point_step * points.shape[0]
     msg.is_dense = True
-    msg.data = points.astype('<f4').tobytes()
+    msg.data = points.tobytes()
     return msg
+
+
+def tactile_points(positions_in_pad: np.ndarray, forces_in_pad: np.ndarray) -> np.ndarray:
+    """Return the (N, 6) little-endian float32 points of a tactile cloud (see above)."""
+    forces = np.asarray(forces_in_pad, '<f4')
+    if forces.ndim == 2 and forces.shape[1] == 1:
+        forces = np.concatenate([np.zeros((forces.shape[0], 2), '<f4'), forces], axis=1)
+    return np.concatenate([np.asarray(positions_in_pad, '<f4'), forces], axis=1)
 
 
 @lru_cache(maxsize=32)

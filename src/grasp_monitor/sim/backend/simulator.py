@@ -77,6 +77,9 @@ class Simulator(ServoBackend):
         self._actuators = ServoActuators(model, self.data, self._actuator_ids,
                                          self.servos.config)
         self._velocity_buffer = np.zeros(6)
+        # the contacts of the current state, read once however many readers a tick has
+        self._state_count = 0
+        self._contacts_of: tuple[tuple[int, float], Contacts] | None = None
         self._frame_tree = FrameTree(model)
         self.frame_names = self._frame_tree.names
         self._external_force = ExternalForce(model, self.data, scene.objects)
@@ -106,6 +109,7 @@ class Simulator(ServoBackend):
         self.diverged = False
         self._actuators.apply(self.servos.active_command(self.time_s))
         mujoco.mj_forward(self.model, self.data)
+        self._state_count += 1
 
     @property
     def servo_config(self) -> ServoConfig:
@@ -191,6 +195,7 @@ class Simulator(ServoBackend):
         ``warnings_before`` (``instability_warnings()``) are read before
         stepping. Returns False once diverged.
         """
+        self._state_count += 1
         # MuJoCo's reset zeroes its counters before it counts itself (a count can
         # stay 1) and sends time back to the start. qpos integrates qvel, so a
         # finite qvel leaves it finite; a NaN or inf makes the dot product so.
@@ -344,15 +349,20 @@ class Simulator(ServoBackend):
         return 'OK', 'running', values
 
     def contacts(self) -> Contacts:
-        """Every active contact, in bulk."""
+        """Every active contact, in bulk: read once per state (``step``, ``reset``).
+
+        A tick's readers (the pads' contacts, the tactile arrays) share one reading.
+        """
         from grasp_monitor.sim.contacts import extract_contacts
-        return extract_contacts(self.model, self.data, self.time_s)
+        key = (self._state_count, self.time_s)
+        if self._contacts_of is None or self._contacts_of[0] != key:
+            self._contacts_of = (key, extract_contacts(self.model, self.data, self.time_s))
+        return self._contacts_of[1]
 
     def pad_contacts(self) -> PadContacts:
         """Every active contact of a pad, oriented from the pad, in the world frame."""
-        from grasp_monitor.sim.contacts import extract_contacts, pad_contacts
-        return pad_contacts(extract_contacts(self.model, self.data, self.time_s),
-                            self._pad_ids)
+        from grasp_monitor.sim.contacts import pad_contacts
+        return pad_contacts(self.contacts(), self._pad_ids)
 
     def body_names(self) -> tuple[str, ...]:
         """Return the name of every body, by id: how ``pad_contacts`` names its bodies."""
