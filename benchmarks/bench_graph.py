@@ -65,11 +65,26 @@ os.environ.update(ros_environment())
 NAMESPACE = os.environ['BENCH_NAMESPACE']
 
 
-def node_process(module: str, log, **params) -> subprocess.Popen:
-    """Start ``grasp_monitor.nodes.<module>`` in its own process, in the bench namespace."""
+def node_process(module: str, log, source: str = '', **params) -> subprocess.Popen:
+    """Start ``grasp_monitor.nodes.<module>`` in its own process, in the bench namespace.
+
+    With ``source``, the package is imported from that directory (an earlier revision).
+    """
     from grasp_monitor.nodes import node_command
+    env = os.environ.copy()
+    if source:
+        env['PYTHONPATH'] = os.pathsep.join([source, env.get('PYTHONPATH', '')])
     return subprocess.Popen(node_command(module, params, namespace=NAMESPACE),
-                            env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)
+                            env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def revision_source(revision: str, tmp: str) -> str:
+    """Return the ``src`` directory of ``revision`` of this repository, extracted under ``tmp``."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    archive = subprocess.run(['git', '-C', root, 'archive', revision, 'src'],
+                             check=True, capture_output=True).stdout
+    subprocess.run(['tar', '-x', '-C', tmp], input=archive, check=True)
+    return os.path.join(tmp, 'src')
 
 
 def cpu_s(pid: int) -> float:
@@ -166,18 +181,18 @@ class Probe:
         return result
 
 
-def start_graph(args, log, tmp: str, clock_rate_hz: float) -> dict[str, subprocess.Popen]:
-    """Start the simulator (with tactile), the monitor and the metrics node."""
+def start_graph(args, log, tmp: str, clock_rate_hz: float,
+                source: str = '') -> dict[str, subprocess.Popen]:
+    """Start the simulator (with tactile), the monitor and the metrics node (from ``source``)."""
     return {
         'mujoco_sim+tactile_sensor': node_process(
-            'mujoco_sim', log, tactile='true', publish_rate=float(args.rate),
+            'mujoco_sim', log, source, tactile='true', publish_rate=float(args.rate),
             clock_rate=float(clock_rate_hz), real_time_factor=1.0, command_timeout=0.0,
-            executor=os.environ.get('SIM_EXECUTOR', 'events'),
             **{'tactile_sensor:publish_rate': float(args.tactile_rate)}),
         'grasp_monitor': node_process(
-            'grasp_monitor', log, use_sim_time='true',
+            'grasp_monitor', log, source, use_sim_time='true',
             event_log=os.path.join(tmp, 'events.jsonl')),
-        'grasp_metrics': node_process('grasp_metrics', log, use_sim_time='true'),
+        'grasp_metrics': node_process('grasp_metrics', log, source, use_sim_time='true'),
     }
 
 
@@ -246,14 +261,16 @@ def stop(processes) -> None:
             process.wait()
 
 
-def run_config(args, extra: int, clock_rate_hz: float = 0.0, floor: bool = False) -> dict:
+def run_config(args, extra: int, clock_rate_hz: float = 0.0, floor: bool = False,
+               before: bool = False) -> dict:
     """Run one configuration: start the graph (or its floor), warm up, measure, stop."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     tmp = tempfile.mkdtemp(prefix='bench_graph_')
     log = open(os.path.join(tmp, 'nodes.log'), 'w')
+    source = revision_source(args.before, tmp) if before else ''
     processes = (start_floor(args, log, clock_rate_hz) if floor
-                 else start_graph(args, log, tmp, clock_rate_hz))
+                 else start_graph(args, log, tmp, clock_rate_hz, source))
     if extra:
         processes['extra_subscribers'] = subprocess.Popen(
             [sys.executable, __file__, '--serve-extra', str(extra)], env=os.environ.copy(),
@@ -267,7 +284,8 @@ def run_config(args, extra: int, clock_rate_hz: float = 0.0, floor: bool = False
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
     spinner.start()
-    result: dict = {'extra_subscribers': extra, 'clock_rate_hz': clock_rate_hz, 'floor': floor}
+    result: dict = {'extra_subscribers': extra, 'clock_rate_hz': clock_rate_hz, 'floor': floor,
+                    'before': args.before if before else ''}
     try:
         from std_srvs.srv import Trigger
         if not floor:
@@ -328,6 +346,7 @@ def report(result: dict) -> None:
     clock = f"{result['clock_rate_hz']:g} Hz" if result['clock_rate_hz'] else 'every tick'
     # a paragraph, not a heading: RESULTS.md places this output under its own headings
     what = ('Floor: bare rclpy nodes, same messages' if result['floor']
+            else f"Before: the graph at {result['before']}" if result['before']
             else f"Extra subscribers: {result['extra_subscribers']}")
     print(f'\n**{what}, /clock {clock}** '
           f"(window {result['wall_s']:.1f} s, simulated/wall {result['real_time_factor']:.3f})"
@@ -399,8 +418,12 @@ def main() -> None:
                         help='/clock rate of the clock configuration, Hz')
     parser.add_argument('--configs', default='floor,base,extra,clock',
                         help='comma-separated: floor (bare rclpy nodes passing the same '
-                        'messages: graph_floor.py), base (defaults), extra (with the extra '
-                        'subscribers), clock (/clock at --clock-rate)')
+                        'messages: graph_floor.py), before (the graph of --before), base '
+                        '(defaults), extra (with the extra subscribers), clock (/clock at '
+                        '--clock-rate)')
+    parser.add_argument('--before', default='c691f52',
+                        help='git revision of the before configuration (its src is '
+                        'extracted with git archive)')
     parser.add_argument('--profile', default='',
                         help='directory for py-spy profiles of every node process '
                         '(raw stacks, sampled without stopping the process)')
@@ -423,7 +446,7 @@ def main() -> None:
     for config in args.configs.split(','):
         results[config] = run_config(args, args.extra_subscribers if config == 'extra' else 0,
                                      args.clock_rate if config == 'clock' else 0.0,
-                                     floor=config == 'floor')
+                                     floor=config == 'floor', before=config == 'before')
         report(results[config])
     if 'floor' in results:
         report_ratios(results)

@@ -21,9 +21,9 @@ def as_array(value: npt.ArrayLike, shape: tuple[int, ...], name: str) -> np.ndar
         ConfigError: if the shape does not match.
     """
     array = np.array(value, dtype=float)
-    if array.ndim != len(shape) or any(
+    if array.shape != shape and (array.ndim != len(shape) or any(
         want not in (-1, got) for want, got in zip(shape, array.shape)
-    ):
+    )):
         raise ConfigError(f'{name} must have shape {shape}, got {array.shape}')
     array.setflags(write=False)
     return array
