@@ -188,7 +188,8 @@ def start_graph(args, log, tmp: str, clock_rate_hz: float,
         'mujoco_sim+tactile_sensor': node_process(
             'mujoco_sim', log, source, tactile='true', publish_rate=float(args.rate),
             clock_rate=float(clock_rate_hz), real_time_factor=1.0, command_timeout=0.0,
-            **{'tactile_sensor:publish_rate': float(args.tactile_rate)}),
+            **{'tactile_sensor:publish_rate': float(args.tactile_rate)},
+            **dict(item.split('=', 1) for item in args.sim_param)),
         'grasp_monitor': node_process(
             'grasp_monitor', log, source, use_sim_time='true',
             event_log=os.path.join(tmp, 'events.jsonl')),
@@ -421,6 +422,9 @@ def main() -> None:
                         'messages: graph_floor.py), before (the graph of --before), base '
                         '(defaults), extra (with the extra subscribers), clock (/clock at '
                         '--clock-rate)')
+    parser.add_argument('--sim-param', action='append', default=[], metavar='NAME=VALUE',
+                        help="another parameter of mujoco_sim (e.g. monitor='': no verdicts "
+                        'waited for)')
     parser.add_argument('--before', default='c691f52',
                         help='git revision of the before configuration (its src is '
                         'extracted with git archive)')

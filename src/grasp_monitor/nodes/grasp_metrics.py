@@ -96,16 +96,17 @@ class GraspMetricsNode(Node):
         for body in (p['object'], *p['pads']):
             subscribe(self, Odometry, f'ground_truth/{body}',
                       lambda m, b=body: self._on_body(b, m), qos,
-                      callback_group=group)
+                      callback_group=group, raw=True)
         subscribe_pads(self, self.refused, p['contacts'], self.contacts, p['pads'], qos, group,
                        self._contacts_in, self._on_pad)
         subscribe(self, DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                   EVENTS_QOS, callback_group=group)
         diagnostics_timer(self, self._publish_diagnostics, group)
 
-    def _on_body(self, body: str, msg: Odometry) -> None:
+    def _on_body(self, body: str, raw: bytes) -> None:
         state = read_input(self, self.refused, f'ground_truth/{body}',
-                           lambda: conversions.body_state_from_odometry(msg))
+                           lambda: conversions.body_state_from_odometry(
+                               conversions.read_message(raw, Odometry)))
         if state is not None:
             self.streams.heard(f'ground_truth/{body}', wall_now_s())
             self.feed.add_body(body, state)

@@ -127,9 +127,9 @@ class GraspMonitorNode(Node):
                        self._contacts_in, self._on_pad)
         if p['object']:
             subscribe(self, Odometry, f'ground_truth/{p["object"]}', self._on_object,
-                      qos, callback_group=group)
+                      qos, callback_group=group, raw=True)
         subscribe(self, JointState, 'joint_states', self._on_joints, qos,
-                  callback_group=group)
+                  callback_group=group, raw=True)
         if self.base_frame:
             for topic, tf_qos in (('/tf', TF_QOS), ('/tf_static', TF_STATIC_LISTENER_QOS)):
                 subscribe(self, TFMessage, topic,
@@ -167,18 +167,21 @@ class GraspMonitorNode(Node):
         self.inputs.update_object_contacts(self.contacts, contacts)
         self._evaluate()
 
-    def _on_object(self, msg: Odometry) -> None:
-        body = read_input(self, self.refused, 'ground_truth',
-                          lambda: conversions.body_state_from_odometry(msg))
+    def _on_object(self, raw: bytes) -> None:
+        msg = read_input(self, self.refused, 'ground_truth',
+                         lambda: conversions.read_message(raw, Odometry))
+        body = msg and read_input(self, self.refused, 'ground_truth',
+                                  lambda: conversions.body_state_from_odometry(msg))
         if body is not None:
             self.streams.heard(self.topics['object'], wall_now_s())
             self.event_anchor = (msg.header.frame_id or 'world', body.position_in_world)
             self.inputs.update_object(body.linear_velocity_in_world, body.time_s)
             self._evaluate()
 
-    def _on_joints(self, msg: JointState) -> None:
+    def _on_joints(self, raw: bytes) -> None:
         joints = read_input(self, self.refused, 'joint_states',
-                            lambda: conversions.joint_velocities_from_msg(msg))
+                            lambda: conversions.joint_velocities_from_msg(
+                                conversions.read_message(raw, JointState)))
         if joints is not None:
             self.streams.heard('joint_states', wall_now_s())
             self.inputs.update_joints(*joints)

@@ -4,9 +4,12 @@ One module per message family: ``clock`` (time stamps, the clock), ``joints`` (j
 states, servo commands), ``tactile`` (tactile clouds, markers), ``contacts`` (contact
 clouds and arrows, body names), ``poses`` (tf, odometry), ``diagnostics`` (diagnostics,
 verdicts, stamped values), ``event_markers`` (the monitor's events as rviz text). Every
-name is offered here: ``conversions.time_to_msg(...)``.
+name is offered here: ``conversions.time_to_msg(...)``. ``cdr`` reads and writes the
+bytes of messages (raw subscriptions, ``read_message``; streams published as bytes,
+``serialized``), and every ``*_from_msg`` takes what ``read_message`` returns.
 """
 
+from grasp_monitor.nodes.conversions.cdr import read_message
 from grasp_monitor.nodes.conversions.clock import clock_to_msg, time_from_msg, time_to_msg
 from grasp_monitor.nodes.conversions.contacts import (
     ARROW_SIZES_M, body_names_from_msg, body_names_to_msg, CONTACT_FIELDS,
@@ -33,7 +36,7 @@ __all__ = [
     'event_markers_to_msg', 'EVENT_NAMESPACE', 'event_text', 'frame_transforms_from_msg',
     'joint_state_from_msg', 'joint_state_to_msg', 'joint_velocities_from_msg', 'LEVELS',
     'MARKER_LEVELS',
-    'odometry_from_body_arrays', 'pad_contacts_from_msg', 'pad_contacts_to_msg',
+    'odometry_from_body_arrays', 'pad_contacts_from_msg', 'pad_contacts_to_msg', 'read_message',
     'servo_command_from_joint_state', 'servo_command_from_multiarray',
     'servo_command_to_multiarray', 'stamped_value_from_msg', 'stamped_value_to_msg',
     'stamped_vector_to_msg',

@@ -105,8 +105,10 @@ def pad_contacts_from_msg(msg: PointCloud2) -> PadContacts:
     if len(msg.data) != _CONTACT_DTYPE.itemsize * count:
         raise CommandError(f'contacts cloud holds {len(msg.data)} bytes for {count} points',
                            'wrong_length')
-    points = np.frombuffer(bytes(msg.data), dtype=_CONTACT_DTYPE)
-    values = np.stack([points[name] for name in CONTACT_FIELDS[:9]], axis=1)
+    data = bytes(msg.data)
+    points = np.frombuffer(data, dtype=_CONTACT_DTYPE)
+    # the nine float64 fields lead each point: one view instead of nine columns
+    values = np.frombuffer(data, '<f8').reshape(count, _CONTACT_DTYPE.itemsize // 8)[:, :9]
     if not np.isfinite(values).all():
         raise CommandError(f'contacts cloud holds {np.count_nonzero(~np.isfinite(values))} '
                            'non-finite values', 'not_finite')
