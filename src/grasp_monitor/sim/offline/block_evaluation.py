@@ -156,7 +156,8 @@ class BlockEvaluation:
         stamps = state_time_s[ticks] + self.sim.timestep_s
         update = self.monitor.update
         for index, sample in enumerate(GraspSample.trusted_series(
-                stamps, totals >= self.config.contact_force_n, speed, distance)):
+                stamps, totals >= self.config.contact_force_n, speed, distance,
+                self.monitor.config.palm_index)):
             result = update(sample)
             if result.records:
                 self.events.extend(result.records)
