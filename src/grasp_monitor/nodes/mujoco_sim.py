@@ -58,8 +58,8 @@ INTERFACES = (
               '/tf frame, MJCF geometry, joints with limits; once'),
     diagnostics('refused commands by kind, watchdog, servo temperatures, bus voltage'),
     subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
-               'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints; in '
-               'lockstep, stamped with the /clock it answers'),
+               'position (required; NaN: no position control), velocity, effort = θ*, θ̇*, '
+               'τ_ff of the named joints; in lockstep, stamped with the /clock it answers'),
     subscribes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
                'a row per joint: position, velocity, feedforward_torque, kp_scale, '
                'kd_scale, maximum_torque'),
