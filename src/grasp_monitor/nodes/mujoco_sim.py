@@ -11,7 +11,7 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
-from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
+from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, servo_options, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.qos import (
     LATCHED_QOS, sensor_qos, SERVICE_QOS, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)
@@ -103,7 +103,7 @@ class MujocoSimNode(Node):
         settings['noslip_iterations'] = p['physics.noslip_iterations']
         scene = build_scene(p['scenario'], settings,
                             **{k: p[k] for k in SCENARIO_PARAMETERS[p['scenario']]})
-        self.sim = Simulator(scene, command_timeout_s=p['command_timeout'])
+        self.sim = Simulator(scene, **servo_options(p))
         self.force_test = ExternalForceTest(
             p['force_test.profile'], p['force_test.amplitude_per_kg'],
             p['force_test.angular_frequency'], p['force_test.offset'],

@@ -98,7 +98,8 @@ class OfflinePipeline:
                               f"monitor's, {truth[0]!r}: the contacts are those with it")
         scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth,
                                       truth[0] if self.config.contacts else '')
-        self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
+        self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive,
+                             motor_noise=self.config.motor_noise)
         self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
         if self.config.force_start_s > 0.0 and self.config.force_test is not None:
             self.sim.schedule_force_test(self.config.force_test, self.config.force_body,
