@@ -74,6 +74,9 @@ class BlockEvaluation:
         self.steps_per_monitor_sample = steps_per_monitor_sample
         specs = arrays.specs
         self.metrics = TrialMetrics(metrics) if metrics is not None else None
+        if not config.contacts and any(pad.to_geom is not None for pad in arrays.pads):
+            raise ConfigError('the monitor and metrics read taxel forces in the pad frame '
+                              '(contacts ""): force_frame must be pad')
         self.report: CriteriaReport | None = None
         if metrics is not None:
             self._metrics_pads = [[spec.name for spec in specs].index(pad)

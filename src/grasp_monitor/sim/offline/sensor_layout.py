@@ -4,8 +4,8 @@ Appended, in ``sensordata`` order: with ``contacts``, per pad a contact sensor o
 the pad with the object (the contacts the simulator node publishes on
 ``contacts`` that the monitor and metrics nodes keep); the ground-truth sensors
 of the monitor's and metrics' bodies; per pad, a contact sensor on the pad body
-(``num`` slots of found, force, pos, normal, tangent; contacts seen from the pad)
-and the pad body's pose; the base body's position; then the frame sensors of
+(``num`` slots of found, force, dist, pos, normal, tangent; contacts seen from the
+pad) and the pad body's pose; the base body's position; then the frame sensors of
 ``with_frame_sensors`` (objects and pads, inertial frames) for the energy metric.
 Written and read here only, so the two cannot disagree.
 """
@@ -21,8 +21,10 @@ from grasp_monitor.sim.scene import Scene
 import mujoco
 import numpy as np
 
-#: Values per contact sensor slot: found, force (3), pos (3), normal (3), tangent (3).
-SLOT_WIDTH = 13
+#: What each contact sensor slot holds, in MuJoCo's order.
+SLOT_DATA = 'found force dist pos normal tangent'
+#: Values per contact sensor slot: found, force (3), dist, pos (3), normal (3), tangent (3).
+SLOT_WIDTH = 14
 #: Offsets of force, pos, normal and tangent from a slot's first value (found).
 _SLOT_VALUES = np.arange(1, SLOT_WIDTH)
 #: Ground-truth sensors of a body frame (XBODY, as ``ground_truth/<body>`` carries it).
@@ -53,13 +55,13 @@ def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
     end = scene.mjcf.rfind('<sensor>')
     sensors = ''.join(
         f'<contact name="{object_sensor(body)}" body1="{body}" body2="{object_body}" '
-        f'num="{slots}" data="found force pos normal tangent" reduce="none"/>'
+        f'num="{slots}" data="{SLOT_DATA}" reduce="none"/>'
         for body in (pad_bodies if object_body else ()))
     sensors += ''.join(f'<{kind} name="{truth_sensor(body, kind)}" objtype="xbody" '
                        f'objname="{body}"/>' for body in truth_bodies for kind in TRUTH_SENSORS)
     sensors += ''.join(
-        f'<contact body1="{body}" num="{slots}" data="found force pos normal tangent"'
-        f' reduce="none"/><framepos objtype="xbody" objname="{body}"/>'
+        f'<contact body1="{body}" num="{slots}" data="{SLOT_DATA}" reduce="none"/>'
+        f'<framepos objtype="xbody" objname="{body}"/>'
         f'<framequat objtype="xbody" objname="{body}"/>' for body in pad_bodies)
     sensors += f'<framepos objtype="xbody" objname="{scene.base_body}"/>'
     mjcf = f'{scene.mjcf[:end]}<sensor>{sensors}</sensor>{scene.mjcf[end:]}'
@@ -100,7 +102,7 @@ class SensorLayout:
         self.truth = {body: [_columns(model, truth_sensor(body, kind)) for kind in TRUTH_SENSORS]
                       for body in truth_bodies}
         self.speed_columns = self.truth[truth_bodies[0]][2]
-        # The object contact sensors of the pads, per pad: (slots, 13) values each.
+        # The object contact sensors of the pads, per pad: (slots, SLOT_WIDTH) values each.
         self.object_columns = [_columns(model, object_sensor(body)) for body in pad_bodies] \
             if contacts else []
 
@@ -115,7 +117,7 @@ class SensorLayout:
         flat = record.reshape(-1)
         counts, starts, found_per_pad = [], [], []
         for contact, _, _ in self.pad_columns:
-            # Slot j's values start at contact.start + 13 j; its first value is `found`.
+            # Slot j's values start at contact.start + SLOT_WIDTH j; its first is `found`.
             found = record[:, contact.start:contact.stop:SLOT_WIDTH]
             found_per_pad.append(found[:, 0])
             filled = np.flatnonzero(found > 0.0)  # sample * slots + slot
@@ -126,12 +128,12 @@ class SensorLayout:
             starts.append(start)
         start = np.concatenate(starts)
         sample = start // width
-        # force (3), pos (3), normal (3), tangent (3) of every touching slot, component by
-        # component (rows): one gather, and the cross product below on contiguous rows.
+        # force (3), dist, pos (3), normal (3), tangent (3) of every touching slot, component
+        # by component (rows): one gather, and the cross product below on contiguous rows.
         touching = np.take(flat, start + _SLOT_VALUES[:, None])
         # The (3, 3, K) frames: rows normal, tangent and tangent2 = normal x tangent.
         frames = np.empty((3, 3, start.size))
-        frames[:2] = touching[6:12].reshape(2, 3, -1)
+        frames[:2] = touching[7:13].reshape(2, 3, -1)
         normal, tangent, cross = frames
         np.multiply(normal[1], tangent[2], out=cross[0])
         cross[0] -= normal[2] * tangent[1]
@@ -141,8 +143,8 @@ class SensorLayout:
         cross[2] -= normal[1] * tangent[0]
         position = np.stack([record[:, columns] for _, columns, _ in self.pad_columns])
         quaternion = np.stack([record[:, columns] for _, _, columns in self.pad_columns])
-        return (counts, sample, touching[3:6].T, frames.transpose(2, 0, 1), touching[0:3].T,
-                position, quaternion), found_per_pad
+        return (counts, sample, touching[4:7].T, frames.transpose(2, 0, 1), touching[0:3].T,
+                position, quaternion, touching[3]), found_per_pad
 
     def frame_arrays(self, record: np.ndarray) -> tuple[np.ndarray, ...]:
         """Return the rows' frame sensors as ``EnergyTracker.update_block`` arrays."""
@@ -164,7 +166,7 @@ class SensorLayout:
         return BodyState(body, *(values[c] for c in self.truth[body]))
 
     def object_slots(self, rows: np.ndarray, pad: int) -> np.ndarray:
-        """Return (R, slots, 13) the object contact sensor slots of pad ``pad`` in ``rows``."""
+        """Return (R, slots, SLOT_WIDTH) the object contact sensor slots of pad ``pad`` in ``rows``."""
         return rows[:, self.object_columns[pad]].reshape(rows.shape[0], -1, SLOT_WIDTH)
 
     def strongest_object_contacts(self, rows: np.ndarray) -> np.ndarray:
@@ -188,9 +190,9 @@ class SensorLayout:
         for i, pad in enumerate(pads):
             slots = self.object_slots(values[None], pad)[0]
             slots = slots[slots[:, 0] > 0]
-            normal, tangent = slots[:, 7:10], slots[:, 10:13]
+            normal, tangent = slots[:, 8:11], slots[:, 11:14]
             frame = np.stack([normal, tangent, np.cross(normal, tangent)], axis=1)
-            points.append(slots[:, 4:7])
+            points.append(slots[:, 5:8])
             forces.append(np.einsum('kji,kj->ki', frame, slots[:, 1:4]))
             index.append(np.full(len(slots), i))
             normals.append(normal)
