@@ -121,9 +121,8 @@ def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     """``1 / (1 + mean F)`` over samples with robot contact, F = ‖net contact force‖ in N.
 
     Samples with ``F >= force_cutoff_n`` are dropped; 0 when none remain or the
-    contact timed out. As rostok, but only robot-object contacts count (the
-    record holds no others), so an object resting on a table is not scored
-    by its weight.
+    contact timed out. Only robot-object contacts count (the record holds no
+    others; docs/deviations.md).
     """
     if _timed_out(record):
         return 0.0
@@ -136,8 +135,8 @@ def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
 def object_cog_criterion(record: TrialRecord) -> float:
     """``1 / (1 + d)``, d the distance (m) from the object COG to the mean contact point at k.
 
-    0 with no grasp, and 0 when the sample at k has no contact (rostok would
-    compute a NaN distance there).
+    0 with no grasp, and 0 when the sample at k has no contact
+    (docs/deviations.md).
     """
     k = grasp_index(record)
     if k is None or record.contact_count[k] == 0:
@@ -174,10 +173,9 @@ def grasp_time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     """``1 - t_grasp / span``, clipped to [0, 1]; 0 with no grasp.
 
     ``span`` is ``grasp_limit_s`` or ``trial_duration_s`` (``grasp_time_span``):
-    rostok's ``(N - grasp_step) / N`` with ``N = span / dt``, in time, which
-    does not need a fixed step. The grasp event's time stamp is taken after its
-    step. Clipped because stale input pauses the grasp limit, so a grasp can
-    come later than ``grasp_limit_s``.
+    ``(N - grasp_step) / N`` with ``N = span / dt``, in time, which does not
+    need a fixed step (docs/deviations.md). Clipped because stale input pauses
+    the grasp limit, so a grasp can come later than ``grasp_limit_s``.
     """
     grasp = record.first_event('grasp')
     if grasp is None:

@@ -143,10 +143,10 @@ class TactilePad:
                 T_world_pad: tuple[npt.ArrayLike, npt.ArrayLike]) -> np.ndarray:
         """Return the taxel values for ``contacts`` with the pad at ``T_world_pad``.
 
-        Contacts between two geoms of the pad itself are ignored. Unlike
-        mimoTouch, which drops a ``spread_linear`` contact with no taxel in
-        range (losing its force), such a contact goes to its nearest taxel,
-        so the values always add up to the pad's total force.
+        Contacts between two geoms of the pad itself are ignored. A
+        ``spread_linear`` contact with no taxel in range goes to its nearest
+        taxel, so the values always add up to the pad's total force
+        (docs/deviations.md).
 
         Args:
             contacts: every contact of the scene (others are filtered out).
