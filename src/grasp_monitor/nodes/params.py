@@ -122,14 +122,19 @@ def declare(node: Node, specs: Sequence[Setting]) -> dict[str, Any]:
     """
     values = {}
     for spec in specs:
+        where = f"parameter '{spec.name}' of node '{node.get_name()}'"
         try:
             value = node.declare_parameter(spec.name, spec.default, descriptor(spec)).value
         except ParameterException as error:  # a wrong type or out of range, from an override
-            raise ConfigError(f'parameter {spec.name}: {error}') from None
+            raise ConfigError(f'{where} must be {valid_values(spec)} ({error.args[0]})') \
+                from None
         if value is None:  # e.g. "[]" in YAML, which carries no type
-            raise ConfigError(f'parameter {spec.name} has no value; give a {spec.type_name} '
-                              f'such as {spec.default!r}')
-        check(spec, value)
+            raise ConfigError(f'{where} has no value; give {valid_values(spec)} such as '
+                              f'{spec.default!r}')
+        try:
+            check(spec, value)
+        except ConfigError:
+            raise ConfigError(f'{where} must be {valid_values(spec)}, got {value!r}') from None
         values[spec.name] = list(value) if isinstance(value, (list, tuple)) else value
     refuse_bad_sets(node, specs)
     return values
