@@ -135,7 +135,8 @@ PALM_AND_ONE_FINGER = (True, True, False)
 
 
 def test_a_palm_plus_one_finger_grasp_fires_only_when_the_palm_counts_and_one_body_does():
-    samples = list(script.phases(PERIOD_S, [(0.1, {}), (0.1, {'in_contact': PALM_AND_ONE_FINGER})]))
+    samples = list(script.phases(PERIOD_S, [
+        (0.1, {}), (0.1, {'in_contact': PALM_AND_ONE_FINGER})]))
     # defaults: two bodies other than the palm are needed
     _, records, _ = run(samples)
     assert 'grasp' not in kinds(records)

@@ -398,7 +398,7 @@ def test_a_pad_group_checks_its_contact_counts():
 
 # -- force frame and contact point (mimoTouch's DiscreteTouch) ------------------------------
 def quarter_turn_plate():
-    """A plate turned a quarter turn about z in its body: geom x is body y."""
+    """Return a plate turned a quarter turn about z in its body: geom x is body y."""
     half = math.sqrt(0.5)
     return GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.015, 0.004), (0, 0, 0),
                      (half, 0, 0, half))

@@ -1,5 +1,6 @@
-"""A parameter set at runtime is refused with a reason naming the parameter, the node and what
-is valid, over the real parameter services; a valid set of a writable parameter goes through.
+"""Runtime parameter sets over the real services: refused, naming parameter, node and range.
+
+A valid set of a writable parameter goes through; a refused one changes nothing.
 """
 
 from conftest import NAMESPACE

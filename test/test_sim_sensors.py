@@ -6,8 +6,8 @@ import time
 
 from grasp_monitor.cli import main
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.plugins import create_plugin
 from grasp_monitor.core.noise import NoiseConfig
+from grasp_monitor.core.plugins import create_plugin
 from grasp_monitor.core.servo import MotorNoise, ServoBank, ServoCommand
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner

@@ -188,7 +188,7 @@ class GraspMonitor:
                 f'{len(bodies)}: {", ".join(bodies)}')
         if self.config.palm and sample.palm_index != self.config.palm_index:
             raise ConfigError(f'sample has its palm at index {sample.palm_index}, the '
-                              f'monitor\'s palm {self.config.palm!r} is at '
+                              f"monitor's palm {self.config.palm!r} is at "
                               f'{self.config.palm_index}')
         self.counters['samples'] += 1
         went_back_s = self._latest_s - sample.time_s

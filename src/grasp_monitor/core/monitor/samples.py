@@ -90,7 +90,7 @@ class GraspSample:
         return self.bodies_in_contact - int(palm)
 
     def contact_count(self, count_palm: bool) -> int:
-        """Number of robot bodies touching the object, the palm only if ``count_palm``."""
+        """Return how many robot bodies touch the object, the palm only if ``count_palm``."""
         return self.bodies_in_contact if count_palm else self.non_palm_in_contact
 
     @functools.cached_property

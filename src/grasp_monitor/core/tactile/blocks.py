@@ -7,8 +7,8 @@ from typing import Any, Iterable
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile.candidate_grid import _SpreadTables
-from grasp_monitor.core.tactile.surface import on_surface_offset
 from grasp_monitor.core.tactile.scatter import _combine, _scatter_add, _sum_by_sample
+from grasp_monitor.core.tactile.surface import on_surface_offset
 import numpy as np
 import numpy.typing as npt
 
@@ -85,7 +85,7 @@ class _PadBlocks:
         if distance_m is not None:
             distance_m = np.asarray(distance_m, dtype=float).reshape(-1)
         elif any(pad.on_surface for pad in pads):
-            raise ConfigError('contact_point surface needs the contacts\' distance_m')
+            raise ConfigError("contact_point surface needs the contacts' distance_m")
         force_in_contact = np.asarray(force_in_contact, dtype=float).reshape(-1, 3)
         pad_position = np.asarray(position_pads_in_world, dtype=float).reshape(len(pads), -1, 3)
         samples = pad_position.shape[1]

@@ -12,10 +12,10 @@ import math
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.frames import FrameTransforms
+from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.servo.backend import ServoBackend
-from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT, WATCHDOG_ACTION
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.backend.external_force import ExternalForce

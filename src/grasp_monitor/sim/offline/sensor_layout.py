@@ -166,7 +166,7 @@ class SensorLayout:
         return BodyState(body, *(values[c] for c in self.truth[body]))
 
     def object_slots(self, rows: np.ndarray, pad: int) -> np.ndarray:
-        """Return (R, slots, SLOT_WIDTH) the object contact sensor slots of pad ``pad`` in ``rows``."""
+        """Return (R, slots, SLOT_WIDTH) the object contact sensor slots of pad ``pad``."""
         return rows[:, self.object_columns[pad]].reshape(rows.shape[0], -1, SLOT_WIDTH)
 
     def strongest_object_contacts(self, rows: np.ndarray) -> np.ndarray:
