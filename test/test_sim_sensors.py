@@ -29,7 +29,8 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
                             touch=['normal', 'force_vector'], noise_seed=[-1, 7])
     assert (left.name, left.body, right.body) == ('finger_left', 'finger_left', 'finger_right')
     assert left.settings == {'resolution': 0.004, 'layout': 'primitives', 'touch': 'normal',
-                             'response': 'spread_linear', 'noise_type': 'none',
+                             'response': 'spread_linear', 'force_frame': 'pad',
+                             'contact_point': 'midpoint', 'noise_type': 'none',
                              'noise_range': 0.0, 'noise_seed': -1}
     assert (right.settings['touch'], right.settings['noise_seed']) == ('force_vector', 7)
     assert right.plugin_config()['type'] == 'tactile_array'
