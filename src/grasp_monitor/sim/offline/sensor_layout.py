@@ -6,8 +6,9 @@ the pad with the object (the contacts the simulator node publishes on
 of the monitor's and metrics' bodies; per pad, a contact sensor on the pad body
 (``num`` slots of found, force, pos, normal, tangent, and the distance between the
 surfaces after the force when a pad moves contact points onto its surface;
-contacts seen from the pad) and the pad body's pose; the base body's position; then the frame sensors of
-``with_frame_sensors`` (objects and pads, inertial frames) for the energy metric.
+contacts seen from the pad) and the pad body's pose; the base body's position;
+then the frame sensors of ``with_frame_sensors`` (objects and pads, inertial
+frames) for the energy metric.
 Written and read here only, so the two cannot disagree.
 """
 
