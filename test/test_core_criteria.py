@@ -1,5 +1,6 @@
 """Grasp criteria and the weighted total, against hand-computed values."""
 
+import dataclasses
 import math
 
 from grasp_monitor import testing as script
@@ -53,6 +54,18 @@ def test_each_criterion_of_a_grasp_by_hand():
     assert grasp_time_criterion(record, CONFIG) == pytest.approx(0.6)
     # Moved 0.1 m of the 0.3 m reference.
     assert final_position_criterion(record, CONFIG) == pytest.approx(2.0 / 3.0)
+
+
+def test_grasp_time_against_the_trial_duration_as_rostok_examples_set_it():
+    # rostok's (N - grasp_step) / N with N = T / dt: the grasp at 2 s of T = 10 s.
+    record = record_with(('contact', 1.0), ('grasp', 2.0))
+    trial = dataclasses.replace(CONFIG, grasp_time_span='trial_duration')
+    assert grasp_time_criterion(record, trial) == pytest.approx(0.8)
+    assert grasp_time_criterion(record, CONFIG) == pytest.approx(0.6)  # of the 5 s limit
+    with pytest.raises(ConfigError) as error:
+        CriteriaConfig(grasp_time_span='steps')
+    assert str(error.value) == (
+        "grasp_time_span must be one of grasp_limit, trial_duration, got 'steps'")
 
 
 def test_weighted_total_and_rounded_report():

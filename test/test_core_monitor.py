@@ -121,6 +121,50 @@ def test_slip_out_needs_a_non_palm_contact_first():
     assert kinds(records) == ['trial_start', 'contact']
 
 
+def test_slip_out_counts_a_palm_contact_only_when_so_set():
+    # Two fingers grasp; then only the palm touches for 1.5 s.
+    samples = list(script.phases(PERIOD_S, [
+        (0.1, STILL), (1.5, {'in_contact': script.PALM_ONLY})]))
+    _, records, _ = run(samples)
+    assert only(records, 'slip_out').step == 1100  # 1.100 - 0.099 > 1 s
+    _, records, _ = run(samples, monitor(slip_out_count_palm=True))
+    assert 'slip_out' not in kinds(records)
+
+
+PALM_AND_ONE_FINGER = (True, True, False)
+
+
+def test_a_palm_plus_one_finger_grasp_fires_only_when_the_palm_counts_and_one_body_does():
+    samples = list(script.phases(PERIOD_S, [
+        (0.1, {}), (0.1, {'in_contact': PALM_AND_ONE_FINGER})]))
+    # defaults: two bodies other than the palm are needed
+    _, records, _ = run(samples)
+    assert 'grasp' not in kinds(records)
+    # min_bodies 1 with the palm counted: any body touching the still object
+    _, records, _ = run(samples, monitor(min_grasp_bodies=1, grasp_count_palm=True))
+    grasp = only(records, 'grasp')
+    assert grasp.step == 109 and grasp.details['bodies_in_contact'] == 2
+    # with the palm counted, palm + finger are two bodies
+    _, records, _ = run(samples, monitor(grasp_count_palm=True))
+    assert only(records, 'grasp').step == 109
+    # one finger without the palm: one body
+    _, records, _ = run(samples, monitor(min_grasp_bodies=1))
+    assert only(records, 'grasp').details['bodies_in_contact'] == 1
+
+
+def test_the_palm_is_named_once_and_samples_must_agree():
+    config = MonitorConfig(robot_bodies=script.BODIES, palm='palm')
+    assert config.palm_index == 0
+    assert run([script.make_sample(0.0, PALM_AND_ONE_FINGER)], GraspMonitor(config))[1]
+    with pytest.raises(ConfigError) as error:
+        MonitorConfig(robot_bodies=script.BODIES, palm='base')
+    assert str(error.value) == (
+        "palm 'base' is not one of the robot bodies: palm, finger_left, finger_right")
+    with pytest.raises(ConfigError) as error:
+        GraspMonitor(config).update(GraspSample(0.0, PALM_AND_ONE_FINGER))
+    assert str(error.value) == "sample has its palm at index -1, the monitor's palm 'palm' is at 0"
+
+
 def test_contact_timeout_fires_only_without_prior_contact():
     _, records, _ = run(script.never_contact())
     timeout = only(records, 'contact_timeout')
@@ -138,7 +182,7 @@ def test_palm_contact_counts_unless_the_non_palm_variant_is_chosen():
     _, records, _ = run(samples)
     assert only(records, 'contact').step == 0
     assert 'contact_timeout' not in kinds(records)
-    _, records, _ = run(samples, monitor(contact_non_palm_only=True))
+    _, records, _ = run(samples, monitor(contact_count_palm=False))
     assert 'contact' not in kinds(records)
     assert only(records, 'contact_timeout').step == 2001
 
@@ -473,16 +517,17 @@ def test_events_follow_trial_time_whatever_the_clock_origin():
     assert slip.time_s == pytest.approx(1001.5) and slip.trial_time_s == pytest.approx(1.5)
 
 
-@pytest.mark.parametrize('sequence', [
+@pytest.mark.parametrize('sequence', [list(sequence) for sequence in (
     script.grasp_then_slip(), script.flying_apart(), script.flying_apart(distance_m=math.nan),
-    script.approach_then_grasp()])
-def test_trusted_samples_equal_checked_ones_and_give_the_same_records(sequence):
-    # The pipeline's samples: no palm, no finger speeds, never stale.
-    checked = [dataclasses.replace(sample, palm_index=-1) for sample in sequence]
+    script.approach_then_grasp())])
+@pytest.mark.parametrize('palm_index', [-1, script.PALM_INDEX])
+def test_trusted_samples_equal_checked_ones_and_give_the_same_records(sequence, palm_index):
+    # The pipeline's samples: no finger speeds, never stale.
+    checked = [dataclasses.replace(sample, palm_index=palm_index) for sample in sequence]
     trusted = GraspSample.trusted_series(
         np.array([s.time_s for s in checked]), np.stack([s.in_contact for s in checked]),
         np.array([s.object_speed_m_per_s for s in checked]),
-        np.stack([s.distances_from_base_m for s in checked]))
+        np.stack([s.distances_from_base_m for s in checked]), palm_index)
     for one, other in zip(checked, trusted, strict=True):
         for name in ('time_s', 'palm_index', 'object_speed_m_per_s', 'stale', 'age_s',
                      'bodies_in_contact', 'non_palm_in_contact'):

@@ -28,6 +28,15 @@ def test_sample_from_the_latest_readings():
     assert not sample.stale and sample.age_s == pytest.approx(0.05)
 
 
+def test_the_palm_pad_is_marked_in_every_sample():
+    assert fresh_inputs().sample(1.0).palm_index == -1
+    sample = fresh_inputs(palm='left').sample(1.0)
+    assert (sample.palm_index, sample.bodies_in_contact, sample.non_palm_in_contact) == (0, 1, 0)
+    with pytest.raises(ConfigError) as error:
+        InputsConfig(('left', 'right'), ('f_l',), palm='palm')
+    assert str(error.value) == "palm 'palm' is not one of the pads: left, right"
+
+
 def test_an_old_or_missing_reading_makes_the_sample_stale():
     assert fresh_inputs(max_age_s=0.1).sample(1.2).stale
     inputs = MonitorInputs(InputsConfig(('left', 'right')))

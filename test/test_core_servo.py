@@ -1,9 +1,12 @@
 """The moteus servo law, command validation and the watchdog, against hand-computed values."""
 
+import dataclasses
 import math
 
 from grasp_monitor.core.errors import CommandError, ConfigError
-from grasp_monitor.core.servo import servo_torque, ServoBank, ServoCommand, ServoConfig
+from grasp_monitor.core.noise import NoiseConfig
+from grasp_monitor.core.servo import (
+    MotorNoise, servo_torque, ServoBank, ServoCommand, ServoConfig)
 import numpy as np
 import pytest
 
@@ -91,6 +94,44 @@ def test_watchdog_stops_torque_when_commands_stop_arriving():
     assert bank.watchdog_trips == 1  # one trip per silence
     bank.set_command(bank.command, time_s=2.0)
     assert not bank.watchdog_tripped and bank.compute_torque([0.0], [0.0], 2.0)[0] == 10.0
+
+
+def test_a_neutral_watchdog_damps_the_servos_still_where_zero_torque_lets_them_go():
+    # upkie's neutral action: no position term, velocity 0, kp/kd scales 1, the default limit
+    config = ServoConfig(('a',), kp=10.0, kd=2.0, maximum_torque=3.0, command_timeout_s=0.1)
+    moving = command(position=1.0, feedforward_torque=0.0, velocity=0.0, kp_scale=1.0)
+    torques = {}
+    for action in ('zero_torque', 'neutral'):
+        bank = ServoBank(dataclasses.replace(config, watchdog_action=action))
+        bank.set_command(moving, time_s=0.0)
+        # tripped, the servo at 0.5 rad turning at 0.4 rad/s, then at 4 rad/s
+        torques[action] = [bank.compute_torque([0.5], [v], 0.2)[0] for v in (0.4, 4.0)]
+        assert bank.watchdog_tripped
+    assert torques == {'zero_torque': [0.0, 0.0], 'neutral': [-0.8, -3.0]}  # -kd v, limited
+    neutral = ServoCommand.neutral([3.0, 1.0])
+    assert np.isnan(neutral.position).all() and neutral.table[1:].tolist() == [
+        [0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [3.0, 1.0]]
+    with pytest.raises(ConfigError) as error:
+        dataclasses.replace(config, watchdog_action='hold')
+    assert str(error.value) == (
+        "parameter 'watchdog_action' must be one of zero_torque, neutral, got 'hold'")
+
+
+def test_motor_noise_is_added_to_the_feedforward_per_tick_seeded_and_limited():
+    config = ServoConfig(('a', 'b'), kp=0.0, kd=0.0, maximum_torque=[10.0, 0.05],
+                         motor_noise=NoiseConfig('uniform', 0.2, seed=7))
+    bank = ServoBank(config)
+    bank.set_command(ServoCommand.from_named(config, ['a', 'b'], {}), time_s=0.0)
+    first = [bank.compute_torque([0.0, 0.0], [0.0, 0.0], 0.0).copy() for _ in range(3)]
+    noise = [MotorNoise(config.motor_noise, 2).sample(tick) for tick in range(3)]
+    assert [torque[0] for torque in first] == [n[0] for n in noise]  # the noise itself
+    assert all(abs(torque[1]) <= 0.05 for torque in first)  # within maximum_torque
+    assert all(abs(n[0]) <= 0.2 for n in noise) and len({n[0] for n in noise}) == 3
+    bank.reset()  # the same ticks again: the same noise
+    bank.set_command(ServoCommand.from_named(config, ['a', 'b'], {}), time_s=0.0)
+    assert bank.compute_torque([0.0, 0.0], [0.0, 0.0], 0.0)[0] == first[0][0]
+    # off by default: the law exactly
+    assert ServoBank(ServoConfig(('a',), kp=0.0, kd=0.0)).motor_noise.is_identity
 
 
 def test_time_gone_back_before_the_command_trips_the_watchdog():

@@ -394,3 +394,70 @@ def test_a_pad_group_checks_its_contact_counts():
                                  np.zeros((2, 4, 3)), np.tile([1.0, 0, 0, 0], (2, 4, 1)))
     assert [v.shape for v in values] == [(4, 3, 3), (4, 3, 3)]
     assert not np.any(values[0]) and not np.any(values[1])
+
+
+# -- force frame and contact point (mimoTouch's DiscreteTouch) ------------------------------
+def quarter_turn_plate():
+    """Return a plate turned a quarter turn about z in its body: geom x is body y."""
+    half = math.sqrt(0.5)
+    return GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.015, 0.004), (0, 0, 0),
+                     (half, 0, 0, half))
+
+
+def test_force_frame_geom_gives_each_taxel_in_its_geoms_frame_as_mimotouch_does():
+    # An object presses the top face with friction: the force on the pad is (2, 1, -10) N.
+    touching = contacts([[0.001, 0.002, 0.004]], [DOWN], [[10.0, 2.0, -1.0]], [OBJECT_GEOM],
+                        [PAD_GEOM])
+    sums = {}
+    for frame in ('pad', 'geom'):
+        sensor = create_plugin('sensor', {'type': 'tactile_array', 'resolution': 0.004,
+                                          'touch': 'force_vector', 'force_frame': frame},
+                               shapes=[quarter_turn_plate()])
+        values = sensor.compute(touching, AT_ORIGIN)
+        sums[frame] = values.sum(axis=0)
+        # the block path, the contact seen from the pad, gives the same
+        block = sensor.compute_block([0], [[0.001, 0.002, 0.004]], [UP], [[10.0, -2.0, -1.0]],
+                                     [[0, 0, 0]], [[1, 0, 0, 0]])
+        np.testing.assert_allclose(block[0], values, atol=1e-12)
+        np.testing.assert_allclose(sensor.value_sum[0], sums[frame], atol=1e-12)
+    np.testing.assert_allclose(sums['pad'], [2.0, 1.0, -10.0], atol=1e-12)
+    # in the plate's frame: x along the body's y, y along the body's -x
+    np.testing.assert_allclose(sums['geom'], [1.0, -2.0, -10.0], atol=1e-12)
+    # geoms aligned with the body: the frames agree, nothing to turn
+    plain = create_plugin('sensor', {'type': 'tactile_array', 'force_frame': 'geom'}, shapes=[
+        GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.015, 0.004), (0, 0, 0),
+                  (1, 0, 0, 0))])
+    assert plain.to_geom is None
+    with pytest.raises(ConfigError) as error:
+        TactileConfig(force_frame='world')
+    assert str(error.value) == "force_frame 'world' is not one of pad, geom"
+
+
+def test_contact_point_surface_moves_the_point_onto_the_pad_by_half_the_penetration():
+    # MuJoCo's point of a 4 mm penetration lies 2 mm inside the pad, under x = 8 mm.
+    def pressed(z_m, distance_m, pad_is_geom1=False):
+        frame, force = ([UP], [[10.0, 0, 0]]) if pad_is_geom1 else ([DOWN], [[10.0, 0, 0]])
+        geoms = ([PAD_GEOM], [OBJECT_GEOM]) if pad_is_geom1 else ([OBJECT_GEOM], [PAD_GEOM])
+        touching = contacts([[0.008, 0, z_m]], frame, force, *geoms)
+        return Contacts(*(getattr(touching, name) for name in (
+            'position_in_world', 'frame_in_world', 'force_in_contact', 'geom1', 'geom2',
+            'body1', 'body2')), distance_m=[distance_m])
+
+    on_surface = pad(line_layout(), touch='normal').compute(pressed(0.0, 0.0), AT_ORIGIN)
+    midpoint = pad(line_layout(), touch='normal').compute(pressed(-0.002, -0.004), AT_ORIGIN)
+    # 8, 4 and 4 mm from the taxels on the surface: weights 0.2, 0.6, 0.6 of 1.4
+    np.testing.assert_allclose(on_surface[:, 0], [10 / 7, 30 / 7, 30 / 7], atol=1e-12)
+    assert not np.allclose(midpoint, on_surface)
+    surface = pad(line_layout(), touch='normal', contact_point='surface')
+    for pad_is_geom1 in (False, True):
+        np.testing.assert_allclose(
+            surface.compute(pressed(-0.002, -0.004, pad_is_geom1), AT_ORIGIN), on_surface,
+            atol=1e-12)
+    # the block path (the contact seen from the pad: normal up) moves it the same way
+    block = surface.compute_block([0], [[0.008, 0, -0.002]], [UP], [[10.0, 0, 0]],
+                                  [[0, 0, 0]], [[1, 0, 0, 0]], distance_m=[-0.004])
+    np.testing.assert_allclose(block[0], on_surface, atol=1e-12)
+    with pytest.raises(ConfigError) as error:
+        surface.compute_block([0], [[0.008, 0, -0.002]], [UP], [[10.0, 0, 0]],
+                              [[0, 0, 0]], [[1, 0, 0, 0]])
+    assert str(error.value) == "contact_point surface needs the contacts' distance_m"

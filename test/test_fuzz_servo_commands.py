@@ -2,8 +2,9 @@
 
 Hypothesis draws batches of commands, each either valid or carrying exactly one defect of
 a known kind (unknown joint, wrong length, a non-finite value, a scale or torque out of
-range), interleaved on one topic and closed by a valid marker command. Once the marker is
-in force, every earlier command of the batch has been handled: the refusals counted must
+range, a JointState without positions), interleaved on one topic and closed by a valid
+marker command. Once the marker is in force, every earlier command of the batch has been
+handled: the refusals counted must
 be exactly the defects sent, and the valid ones must have passed. At the end the counts
 are in ``/diagnostics`` by kind, a refusal is on ``/rosout`` with its reason, joint states
 kept coming, and a valid command still moves the lift.
@@ -45,7 +46,8 @@ def joint_states(draw):
     velocity = draw(st.lists(finite, min_size=n, max_size=n) | st.just([]))
     effort = draw(st.lists(finite, min_size=n, max_size=n) | st.just([]))
     defect = draw(st.sampled_from([None, None, 'unknown_joint', 'repeated', 'no_name',
-                                   'wrong_length', 'inf_position', 'not_finite']))
+                                   'wrong_length', 'inf_position', 'not_finite',
+                                   'missing_position']))
     if defect == 'unknown_joint':
         names[draw(st.integers(0, n - 1))] = draw(st.text(max_size=12).filter(
             lambda name: name not in JOINTS))
@@ -62,6 +64,8 @@ def joint_states(draw):
     elif defect == 'inf_position':
         position[draw(st.integers(0, n - 1))] = draw(st.sampled_from([math.inf, -math.inf]))
         defect = 'not_finite'
+    elif defect == 'missing_position':
+        position = []
     elif defect == 'not_finite':
         velocity = draw(st.lists(finite, min_size=n, max_size=n))
         velocity[draw(st.integers(0, n - 1))] = draw(not_finite)
@@ -107,6 +111,7 @@ EVERY_JOINT_STATE_DEFECT = [
     (JointState(name=['lift', 'finger_left'], position=[0.1]), 'wrong_length'),
     (JointState(name=['lift'], position=[0.1], velocity=[math.nan]), 'not_finite'),
     (JointState(name=['lift'], position=[1e300]), 'out_of_range'),
+    (JointState(name=['lift'], velocity=[0.1]), 'missing_position'),
 ]
 EVERY_FULL_COMMAND_DEFECT = [
     (Float64MultiArray(data=[0.0] * 17), 'wrong_length'),
@@ -187,7 +192,7 @@ def test_fuzzed_commands_are_refused_by_kind_and_valid_ones_pass(ros, start):
     count, clouds_before = len(states), len(clouds)
     send()
     assert sum(expected.values()) > 20 and set(expected) == {
-        'unknown_joint', 'wrong_length', 'not_finite', 'out_of_range'}
+        'unknown_joint', 'wrong_length', 'not_finite', 'out_of_range', 'missing_position'}
     assert wait_for(lambda: len(states) > count + 10)  # joint states kept coming
     if name == 'mujoco_sim':
         assert wait_for(lambda: len(clouds) > clouds_before + 5)  # so did tactile clouds

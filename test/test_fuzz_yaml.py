@@ -2,8 +2,8 @@
 
 Each file sets one parameter a node declares to a value of the wrong type, out of its
 range, outside its choices or empty, or is garbled YAML. The node's process must stop
-with status 2 and a one-line reason that names the parameter (or the file), as a user
-sees it. The processes of one example (three different nodes) run side by side.
+with status 2 and a one-line reason that names the parameter and the node (or the file),
+as a user sees it. The processes of one example (three different nodes) run side by side.
 """
 
 import importlib
@@ -60,7 +60,7 @@ def bad_files(draw):
     if isinstance(spec.default, (list, tuple)):
         defects.append('empty')
     defect = draw(st.sampled_from(defects))
-    reason = f'parameter {spec.name}'
+    reason = f"parameter '{spec.name}' of node '"
     if defect == 'wrong_type':
         value = yaml_value(draw(wrong_type(spec)))
     elif defect == 'out_of_range':
@@ -68,7 +68,7 @@ def bad_files(draw):
             spec.low - max(1, abs(spec.low))
         value = repr(type(spec.default)(beyond))
     elif defect == 'choice':
-        value, reason = '"not_a_choice"', f"{spec.name} 'not_a_choice' is not one of"
+        value = '"not_a_choice"'
     elif defect == 'empty':
         value = '[]'
     else:

@@ -199,6 +199,28 @@ def test_watchdog_stops_the_servos_when_commands_stop_and_a_command_resumes():
     assert servos.stats().watchdog_trips == 1
 
 
+def test_a_neutral_watchdog_sends_the_neutral_command_where_zero_torque_sends_a_stop():
+    servos, double, clock = rig(command_timeout_s=0.1, watchdog_action='neutral',
+                                torque_limit_nm=(0.5, 2.0))
+
+    async def scenario():
+        await cycles(servos, clock, 1)
+        servos.set_command(command())
+        await cycles(servos, clock, 22)  # past the timeout
+        return await cycles(servos, clock, 1)
+
+    tripped = asyncio.run(scenario())
+    assert tripped.watchdog_tripped and tripped.commanding
+    # position mode without a target, velocity 0, full scales, the joint's torque limit
+    frame = last_written(double, 11)
+    assert frame['mode'] == 10 and math.isnan(frame['command_position'])
+    assert {key: value for key, value in frame.items() if key not in (
+        'mode', 'command_position')} == pytest.approx({
+            'command_velocity': 0.0, 'command_feedforward_torque': 0.0,
+            'command_kp_scale': 1.0, 'command_kd_scale': 1.0, 'command_maximum_torque': 0.5})
+    assert last_written(double, 12)['command_maximum_torque'] == pytest.approx(2.0)
+
+
 def test_before_any_command_the_servos_are_held_stopped_without_a_watchdog_trip():
     servos, double, clock = rig()
     observation = asyncio.run(cycles(servos, clock, 3))

@@ -1,10 +1,12 @@
 """Conversions between messages and core values round-trip exactly."""
 
 from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.servo import ServoConfig
 from grasp_monitor.core.values import BodyArrays
 from grasp_monitor.nodes import conversions
 import numpy as np
 import pytest
+from sensor_msgs.msg import JointState
 
 
 def test_tactile_cloud_round_trip():
@@ -105,3 +107,16 @@ def test_contact_arrows_start_at_the_point_scale_with_force_and_clear_the_last_o
     empty = PadContacts(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), [], [])
     assert [m.action for m in conversions.contact_markers_to_msg(empty, 0.01).markers] == \
         [Marker.DELETEALL]
+
+
+def test_a_servo_command_without_a_position_is_refused_and_nan_turns_it_off():
+    config = ServoConfig(('lift', 'finger_left'), kp=300.0, kd=10.0)
+    with pytest.raises(CommandError) as error:
+        conversions.servo_command_from_joint_state(
+            JointState(name=['lift'], velocity=[0.5]), config, None)
+    assert (str(error.value), error.value.kind) == (
+        'servo command has no position: give one per name (lift); NaN turns position control '
+        'off', 'missing_position')
+    command = conversions.servo_command_from_joint_state(
+        JointState(name=['lift'], position=[float('nan')], velocity=[0.5]), config, None)
+    assert np.isnan(command.position[0]) and command.velocity.tolist() == [0.5, 0.0]

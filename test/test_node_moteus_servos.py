@@ -255,7 +255,8 @@ def test_a_signal_ends_the_process_cleanly_with_a_final_stop(ros, signal_number)
 
 @pytest.mark.parametrize('overrides, message', [
     ({'ids': [1, 2]}, 'ids must be one CAN id in [1, 126] per joint (3), unique, got [1, 2]'),
-    ({'transport': 'usb'}, "transport 'usb' is not one of fdcanusb, socketcan, pi3hat"),
+    ({'transport': 'usb'}, "parameter 'transport' of node 'moteus_servos' must be a string: "
+     "one of fdcanusb, socketcan, pi3hat, got 'usb'"),
     ({'torque_limit': [1.0, 2.0]}, 'torque_limit_nm must be one value or one per joint (3)'),
     ({'position_min': [0.5], 'position_max': [0.5]},
      'position_min_rad must be < position_max_rad for every joint, got [0.5, 0.5, 0.5] and '

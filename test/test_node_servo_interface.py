@@ -94,18 +94,20 @@ def test_one_client_drives_either_backend_and_is_refused_the_same_way(ros, servo
                              abs(lift() - FULL_TARGET) < TOLERANCE)[1], 20.0), lift()
     assert wait_for(lambda: refusals(diagnostics)) == {'refused_commands': '0'}
 
-    # Each kind of bad command; any of them, accepted, would send the lift to 0.
+    # Each kind of bad command; any of them, accepted, would send the lift to 0 (or, without
+    # a position, let it go).
     for msg in (JointState(name=['elbow'], position=[0.0]),
                 JointState(name=['lift', 'finger_left'], position=[0.0]),
-                JointState(name=['lift'], position=[math.inf])):
+                JointState(name=['lift'], position=[math.inf]),
+                JointState(name=['lift'], velocity=[0.0])):
         commands.publish(msg)
     for msg in (full_rows([0.0, 0.0, 0.0, 2.0, 1.0, MAXIMUM_TORQUE]),
                 full_rows([0.0, 0.0, 0.0, 1.0, 1.0, -1.0]),
                 Float64MultiArray(data=[0.0] * 5)):
         full.publish(msg)
-    expected = {'refused_commands': '6', 'refused.unknown_joint': '1',
+    expected = {'refused_commands': '7', 'refused.unknown_joint': '1',
                 'refused.wrong_length': '2', 'refused.not_finite': '1',
-                'refused.out_of_range': '2'}
+                'refused.out_of_range': '2', 'refused.missing_position': '1'}
     assert wait_for(lambda: refusals(diagnostics) == expected, 30.0), refusals(diagnostics)
 
     # The node lives on, still publishing, and still holds the last good target.

@@ -129,7 +129,8 @@ def test_explicit_positions_and_force_vectors(ros):
      'got 2'),
     ({'layout': 'positions', 'positions': [0.0, 0.0, 0.0, 0.01]},
      'taxel positions must hold x, y, z of each taxel: a multiple of 3 values, got 4'),
-    ({'layout': 'hexagonal'}, "layout 'hexagonal' is not one of grid, positions"),
+    ({'layout': 'hexagonal'}, "parameter 'layout' of node 'tactile_adapter' must be a string: "
+     "one of grid, positions, got 'hexagonal'"),
 ])
 def test_a_bad_layout_fails_at_construction_with_what_is_valid(ros, overrides, message):
     with pytest.raises(ConfigError) as error:

@@ -23,6 +23,8 @@ def per_step_twin(pipeline):
                        'response': ['spread_linear', 'nearest']}, 1.3),
     ('pick_lift', {}, {'touch': ['normal'], 'noise_type': ['gaussian'],
                        'noise_range': [0.01], 'noise_seed': [7]}, 1.2),
+    # Each contact point moved onto the pad's surface by its penetration (the sensor's dist).
+    ('pick_lift', {}, {'contact_point': ['surface', 'midpoint']}, 1.3),
     # Cubes between two blocks: one pad is each contact's geom1, the other its geom2.
     ('multi_block', {'n_cubes': 2}, {'touch': ['force_vector_global'],
                                      'resolution': [0.02]}, 0.3),

@@ -6,8 +6,9 @@ import time
 
 from grasp_monitor.cli import main
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.plugins import create_plugin
-from grasp_monitor.core.servo import ServoBank, ServoCommand
+from grasp_monitor.core.servo import MotorNoise, ServoBank, ServoCommand
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenario_run import default_drive
@@ -28,7 +29,8 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
                             touch=['normal', 'force_vector'], noise_seed=[-1, 7])
     assert (left.name, left.body, right.body) == ('finger_left', 'finger_left', 'finger_right')
     assert left.settings == {'resolution': 0.004, 'layout': 'primitives', 'touch': 'normal',
-                             'response': 'spread_linear', 'noise_type': 'none',
+                             'response': 'spread_linear', 'force_frame': 'pad',
+                             'contact_point': 'midpoint', 'noise_type': 'none',
                              'noise_range': 0.0, 'noise_seed': -1}
     assert (right.settings['touch'], right.settings['noise_seed']) == ('force_vector', 7)
     assert right.plugin_config()['type'] == 'tactile_array'
@@ -41,7 +43,7 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
      'bodies has 3 values for 2 pads (a, b); give one value for every pad or one per pad'),
     (lambda: pad_specs(['a'], resolutions=[0.1]),
      "unknown per-pad setting 'resolutions'; valid: resolution, layout, touch, response, "
-     'noise_type, noise_range, noise_seed'),
+     'force_frame, contact_point, noise_type, noise_range, noise_seed'),
     (lambda: pad_specs(['a'], touch=['force_vector_global'], touch_functions=('normal',)),
      "tactile pad 'a': touch function 'force_vector_global' is not one of normal"),
     (lambda: pad_specs(['a'], noise_type=['pink']),
@@ -51,7 +53,7 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
      "got 'a/b'"),
     (lambda: PadSpec('a', settings={'spacing': 1.0}),
      "tactile pad 'a': unknown setting 'spacing'; valid: resolution, layout, touch, "
-     'response, noise_type, noise_range, noise_seed'),
+     'response, force_frame, contact_point, noise_type, noise_range, noise_seed'),
 ])
 def test_bad_pad_settings_say_what_is_valid(call, message):
     with pytest.raises(ConfigError) as error:
@@ -162,6 +164,60 @@ def test_servo_plugin_is_the_moteus_law_with_a_watchdog():
     np.testing.assert_allclose(bank.compute_torque([0.0, 0.0], [0.0, 0.0], 0.2), [0.0, 0.0])
     with pytest.raises(ConfigError, match=r"^parameter 'kp' of motor 'servo' must be in "):
         create_plugin('motor', {'type': 'servo', 'kp': -1.0}, joints=('a',))
+
+
+def test_servo_plugin_takes_the_watchdog_action_and_the_motor_noise():
+    bank = create_plugin('motor', {'type': 'servo', 'kd': 2.0, 'command_timeout': 0.1,
+                                   'watchdog_action': 'neutral', 'motor_noise_type': 'gaussian',
+                                   'motor_noise_range': 0.1, 'motor_noise_seed': 4},
+                         joints=('a',))
+    assert bank.config.watchdog_action == 'neutral'
+    assert bank.config.motor_noise == NoiseConfig('gaussian', 0.1, 4)
+
+
+def lift_after_the_watchdog(**servos):
+    """Hold the lift at 0.1 m for 0.2 s, stop commanding for 0.4 s: its position, m."""
+    sim = Simulator(build_scene('pick_lift'), command_timeout_s=0.05, **servos)
+    command = ServoCommand.from_named(sim.servo_config, ['lift'],
+                                      {'position': [0.1], 'feedforward_torque': [9.0]})
+    for _ in range(100):
+        sim.set_command(command)
+        sim.step(2)
+    assert abs(sim.joint_states().position[0] - 0.1) < 2e-3
+    for _ in range(200):
+        sim.step(2)
+    assert sim.servos.watchdog_tripped
+    return sim.joint_states().position[0]
+
+
+def test_a_neutral_watchdog_holds_the_lift_where_zero_torque_drops_it():
+    # zero torque: the lift falls to the floor; neutral: damped, it sinks at m g / kd
+    assert lift_after_the_watchdog() < 0.0
+    assert lift_after_the_watchdog(watchdog_action='neutral') > 0.08  # under 5 cm/s
+
+
+def test_motor_noise_in_the_simulator_is_seeded_per_step_and_repeats_after_a_rollback():
+    noise = NoiseConfig('gaussian', 0.5, seed=3)
+    sims = [Simulator(build_scene('pick_lift'), command_timeout_s=0.0, motor_noise=config)
+            for config in (noise, noise, NoiseConfig())]
+    for sim in sims:
+        sim.set_command(ServoCommand.from_named(sim.servo_config, ['lift'], {'position': [0.1]}))
+        sim.step(5)
+        sim.step(5)
+    # the ctrl of the tick at step 5: the law's plus the noise drawn for step 5
+    clean = sims[2].data.ctrl.copy()
+    np.testing.assert_allclose(sims[0].data.ctrl - clean,
+                               MotorNoise(noise, 3).sample(5), atol=1e-9)
+    np.testing.assert_array_equal(sims[0].data.qpos, sims[1].data.qpos)
+    assert not np.array_equal(sims[0].data.qpos, sims[2].data.qpos)
+    checkpoint = sims[0].checkpoint()
+    for _ in range(20):
+        sims[0].step(2)
+    after = sims[0].data.qpos.copy()
+    sims[0].rollback(checkpoint)
+    for _ in range(20):
+        sims[0].step(2)
+    np.testing.assert_array_equal(sims[0].data.qpos, after)
 
 
 def test_plugins_command_lists_every_built_in_type(capsys):

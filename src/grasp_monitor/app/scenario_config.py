@@ -161,7 +161,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config
     from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
     from grasp_monitor.nodes.mujoco_sim_parameters import (
-        force_test, scenario_params, scene_settings)
+        force_test, scenario_params, scene_settings, servo_options)
     from grasp_monitor.nodes.tactile_sensor_parameters import PER_PAD
     from grasp_monitor.sim.scenario_run import OfflineSetup
     from grasp_monitor.sim.offline import PipelineConfig
@@ -203,7 +203,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         force_on_grasp=bool(monitor['simulator']),
         force_body=sim['force_test.body'], force_start_s=sim['force_test.start_time'],
         contact_force_n=monitor['contact_force'],
-        object_body=monitor['object'], contacts=bool(monitor['contacts']))
+        object_body=monitor['object'], contacts=bool(monitor['contacts']),
+        motor_noise=servo_options(sim)['motor_noise'])
     drive = None
     if 'grasp_controller' in config.given:
         c = config.node('grasp_controller')

@@ -130,6 +130,8 @@ class Contacts:
         geom1, geom2: (K,) int geom ids.
         body1, body2: (K,) int body ids of those geoms.
         time_s: time of the sample, s.
+        distance_m: (K,) signed distance between the surfaces, m: negative
+            when they penetrate (None: zeros, unknown).
     """
 
     position_in_world: np.ndarray
@@ -140,9 +142,12 @@ class Contacts:
     body1: np.ndarray
     body2: np.ndarray
     time_s: float = 0.0
+    distance_m: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         k = np.shape(self.position_in_world)[0] if np.ndim(self.position_in_world) else 0
+        object.__setattr__(self, 'distance_m', np.zeros(k) if self.distance_m is None
+                           else as_array(self.distance_m, (k,), 'distance_m'))
         for field, shape in (
             ('position_in_world', (k, 3)),
             ('frame_in_world', (k, 3, 3)),

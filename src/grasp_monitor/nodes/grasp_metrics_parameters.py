@@ -3,7 +3,8 @@
 from typing import Any, Mapping
 
 from grasp_monitor.core.metrics import ENERGY_REFERENCES, MetricsConfig
-from grasp_monitor.core.metrics.criteria import CRITERIA, CriteriaConfig, CriteriaWeights
+from grasp_monitor.core.metrics.criteria import (
+    CRITERIA, CriteriaConfig, CriteriaWeights, GRASP_TIME_SPANS)
 from grasp_monitor.core.quality import EpsilonConfig
 from grasp_monitor.core.quality.settings import config_fields, EPSILON_SETTINGS
 from grasp_monitor.core.settings import Setting
@@ -35,6 +36,9 @@ PARAMETERS = COMMON + (
             read_only=True),
     Setting('criteria.grasp_limit', 5.0, 'Grasp limit of the grasp time criterion, s.',
             1e-3, 1e5, read_only=True),
+    Setting('criteria.grasp_time_span', GRASP_TIME_SPANS[0], 'The grasp time criterion is '
+            '1 - t_grasp / span, span = criteria.grasp_limit or criteria.trial_duration.',
+            choices=GRASP_TIME_SPANS, read_only=True),
     Setting('criteria.final_position_ref', 0.3, 'Displacement that scores 0, m.', 1e-6,
             100.0, read_only=True),
     Setting('criteria.force_cutoff', 100.0, 'Samples with more net force are dropped, N.',
@@ -50,6 +54,7 @@ def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:
         p['object'], tuple(p['pads']), p['object_mass'], tuple(p['object_inertia']),
         1.0 / p['rate'],
         CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
-                       p['criteria.final_position_ref'], p['criteria.force_cutoff']),
+                       p['criteria.final_position_ref'], p['criteria.force_cutoff'],
+                       p['criteria.grasp_time_span']),
         CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'],
         EpsilonConfig(**config_fields(p)))

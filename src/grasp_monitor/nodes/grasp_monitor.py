@@ -94,7 +94,8 @@ class GraspMonitorNode(Node):
         self.inputs = MonitorInputs(InputsConfig(
             tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
             p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
-            use_distances=bool(p['base_frame']), contacts=bool(p['contacts'])))
+            use_distances=bool(p['base_frame']), contacts=bool(p['contacts']),
+            palm=p['palm']))
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
         self.topics = {pad: f'tactile/{pad}' for pad in p['pads']} | {
             'contacts': p['contacts'], 'object': f'ground_truth/{p["object"]}',

@@ -10,7 +10,7 @@ import time
 from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT, WATCHDOG_ACTION
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
@@ -45,6 +45,7 @@ PARAMETERS = COMMON + (
     Setting('missed_cycles_to_fault', 5, 'Cycles without a reply that fault a controller.',
             1, 100000, read_only=True),
     COMMAND_TIMEOUT,
+    WATCHDOG_ACTION,
     Setting('position_min', [-math.inf], 'Lowest position target of each joint (or one '
             'for all), rad; targets are clamped.', read_only=True),
     Setting('position_max', [math.inf], 'Highest position target of each joint (or one '
@@ -110,7 +111,8 @@ class MoteusServosNode(Node):
             tuple(p['joints']), tuple(p['ids']), buses, p['transport'],
             tuple(path for path in p['fdcanusb_paths'] if path), tuple(p['socketcan_channels']),
             p['rate'], p['command_timeout'], p['reply_timeout'], p['missed_cycles_to_fault'],
-            p['position_min'], p['position_max'], p['torque_limit'], p['read_only'])
+            p['position_min'], p['position_max'], p['torque_limit'], p['read_only'],
+            p['watchdog_action'])
         self.servos = MoteusServos(self.config, transport=transport)
         self.refused: Counter[str] = Counter()
         self.published_s = math.nan

@@ -12,7 +12,7 @@ from grasp_monitor.nodes.conversions import serialized
 from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
-from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, SETTINGS
+from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, servo_options, SETTINGS
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.qos import (
     LATCHED_QOS, sensor_qos, SERVICE_QOS, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)
@@ -59,8 +59,8 @@ INTERFACES = (
               '/tf frame, MJCF geometry, joints with limits; once'),
     diagnostics('refused commands by kind, watchdog, servo temperatures, bus voltage'),
     subscribes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
-               'position, velocity, effort = θ*, θ̇*, τ_ff of the named joints; in '
-               'lockstep, stamped with the /clock it answers'),
+               'position (required; NaN: no position control), velocity, effort = θ*, θ̇*, '
+               'τ_ff of the named joints; in lockstep, stamped with the /clock it answers'),
     subscribes('servo_commands/full', 'std_msgs/msg/Float64MultiArray', 'sensor',
                'a row per joint: position, velocity, feedforward_torque, kp_scale, '
                'kd_scale, maximum_torque'),
@@ -104,7 +104,7 @@ class MujocoSimNode(Node):
         settings['noslip_iterations'] = p['physics.noslip_iterations']
         scene = build_scene(p['scenario'], settings,
                             **{k: p[k] for k in SCENARIO_PARAMETERS[p['scenario']]})
-        self.sim = Simulator(scene, command_timeout_s=p['command_timeout'])
+        self.sim = Simulator(scene, **servo_options(p))
         self.force_test = ExternalForceTest(
             p['force_test.profile'], p['force_test.amplitude_per_kg'],
             p['force_test.angular_frequency'], p['force_test.offset'],

@@ -3,12 +3,14 @@
 from typing import Any, Mapping
 
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import (
+    COMMAND_TIMEOUT, MOTOR_NOISE_SETTINGS, WATCHDOG_ACTION)
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 from grasp_monitor.sim.scene import CONES, SOLVERS
 from grasp_monitor.sim.scenes import SCENARIOS
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS, SCENARIO_SETTINGS
+from grasp_monitor.sim.sensors import motor_noise
 
 PARAMETERS = COMMON + (
     Setting('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
@@ -59,6 +61,8 @@ PARAMETERS = COMMON + (
             'machine.', 0.0, 1e6,
             read_only=True),
     COMMAND_TIMEOUT,
+    WATCHDOG_ACTION,
+    *MOTOR_NOISE_SETTINGS,
     Setting('lockstep', True, 'Step a tick only once its inputs are in: the hosted '
             "controller's command, and the servo_commands of a peer that stamps each with "
             'the /clock it answers; false: free-running, as hardware runs.',
@@ -96,3 +100,9 @@ def force_test(p: Mapping[str, Any]) -> ExternalForceTest:
         p['force_test.profile'], p['force_test.amplitude_per_kg'],
         p['force_test.angular_frequency'], p['force_test.offset'],
         redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])
+
+
+def servo_options(p: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the ``Simulator`` keyword arguments of the servos in parameter values ``p``."""
+    return {'command_timeout_s': p['command_timeout'], 'watchdog_action': p['watchdog_action'],
+            'motor_noise': motor_noise(p)}

@@ -6,6 +6,7 @@ them without starting a node.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Sequence
 
 from grasp_monitor.core.errors import ConfigError
@@ -14,6 +15,7 @@ from rcl_interfaces.msg import (
     FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult)
 from rclpy.exceptions import ParameterException
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 
 def descriptor(setting: Setting) -> ParameterDescriptor:
@@ -52,23 +54,93 @@ COMMON = (
 )
 
 
+def valid_values(setting: Setting) -> str:
+    """Return what values ``setting`` takes, as a refusal names them."""
+    kind = setting.type_name.replace('_', ' ')
+    kind = ('an ' if kind[0] in 'aeiou' else 'a ') + kind
+    if setting.choices:
+        return f'{kind}: one of {", ".join(setting.choices)}'
+    if setting.low is not None:
+        return f'{kind} in [{setting.low:g}, {setting.high:g}]'
+    return kind
+
+
+def refusal(node: Node, by_name: dict[str, Setting], parameter: Parameter) -> str:
+    """Return why ``node`` refuses to set ``parameter`` ('' if this table does not).
+
+    Names the parameter as it was written, the node and what is valid: an unknown
+    name (with the closest declared one), a read-only parameter, a value of another
+    type, out of range or not a choice. Parameters of no table (``use_sim_time``)
+    are left to rclpy.
+    """
+    name = parameter.name
+    where = f"parameter '{name}' of node '{node.get_name()}'"
+    setting = by_name.get(name)
+    if setting is None:
+        if node.has_parameter(name):
+            return ''
+        close = difflib.get_close_matches(name, list(by_name), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ''
+        return f"node '{node.get_name()}' has no parameter '{name}'{hint}"
+    if setting.read_only:
+        return (f'{where} is read-only: set it at start (a parameter file, or --ros-args -p '
+                f'{name}:=...) to {valid_values(setting)}')
+    if parameter.type_ != Parameter.Type[setting.type_name.upper()]:
+        return (f'{where} must be {valid_values(setting)}, got '
+                f'{parameter.type_.name.lower().replace("_", " ")} {parameter.value!r}')
+    try:
+        setting.check(list(parameter.value) if setting.is_array else parameter.value)
+    except ConfigError:
+        return f'{where} must be {valid_values(setting)}, got {parameter.value!r}'
+    return ''
+
+
+def refuse_bad_sets(node: Node, specs: Sequence[Setting]) -> None:
+    """Make ``node``'s parameter services refuse a bad set of ``specs`` with its reason.
+
+    Both set services call ``set_parameters_atomically``; this wraps the node's with
+    the checks of ``refusal`` before rclpy's own, whose reasons name neither the node
+    nor (for a wrong type) the parameter.
+    """
+    by_name = {spec.name: spec for spec in specs}
+    apply = node.set_parameters_atomically
+
+    def set_parameters_atomically(parameter_list: list[Parameter]) -> SetParametersResult:
+        for parameter in parameter_list:
+            reason = refusal(node, by_name, parameter)
+            if reason:
+                return SetParametersResult(successful=False, reason=reason)
+        return apply(parameter_list)
+
+    node.set_parameters_atomically = set_parameters_atomically
+
+
 def declare(node: Node, specs: Sequence[Setting]) -> dict[str, Any]:
     """Declare ``specs`` on ``node`` and return their values, checked.
+
+    A set at runtime is then refused with a reason naming the parameter, the node and
+    what is valid (``refuse_bad_sets``).
 
     Raises:
         ConfigError: a value of the wrong type, out of range, empty or outside its choices.
     """
     values = {}
     for spec in specs:
+        where = f"parameter '{spec.name}' of node '{node.get_name()}'"
         try:
             value = node.declare_parameter(spec.name, spec.default, descriptor(spec)).value
         except ParameterException as error:  # a wrong type or out of range, from an override
-            raise ConfigError(f'parameter {spec.name}: {error}') from None
+            raise ConfigError(f'{where} must be {valid_values(spec)} ({error.args[0]})') \
+                from None
         if value is None:  # e.g. "[]" in YAML, which carries no type
-            raise ConfigError(f'parameter {spec.name} has no value; give a {spec.type_name} '
-                              f'such as {spec.default!r}')
-        check(spec, value)
+            raise ConfigError(f'{where} has no value; give {valid_values(spec)} such as '
+                              f'{spec.default!r}')
+        try:
+            check(spec, value)
+        except ConfigError:
+            raise ConfigError(f'{where} must be {valid_values(spec)}, got {value!r}') from None
         values[spec.name] = list(value) if isinstance(value, (list, tuple)) else value
+    refuse_bad_sets(node, specs)
     return values
 
 

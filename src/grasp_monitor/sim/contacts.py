@@ -116,7 +116,7 @@ def extract_contacts(model: mujoco.MjModel, data: mujoco.MjData,
         force_in_contact=force,
         geom1=geoms[:, 0], geom2=geoms[:, 1],
         body1=bodies[:, 0], body2=bodies[:, 1],
-        time_s=stamp,
+        time_s=stamp, distance_m=contact.dist[kept],
     )
 
 

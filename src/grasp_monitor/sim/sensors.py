@@ -9,7 +9,8 @@
   states with noise on position, velocity and effort; positions are clamped
   to the joint's range when the joint is limited.
 * Motor plugin ``servo``: a ``ServoBank``, the moteus servo law of
-  ``core.servo`` for the joints named in the context.
+  ``core.servo`` for the joints named in the context, with its watchdog and
+  motor noise (``motor_noise`` reads the noise settings, for the simulator too).
 
 Per-pad settings often come as arrays aligned with a list of pads (ROS
 parameters cannot be nested); ``pad_specs`` turns them into ``PadSpec``
@@ -268,4 +269,13 @@ def make_servo(parameters: Mapping[str, Any], *, joints: Sequence[str]) -> Servo
     """Build a ServoBank for ``joints`` from checked plugin parameters."""
     return ServoBank(ServoConfig(
         tuple(joints), parameters['kp'], parameters['kd'], parameters['maximum_torque'],
-        command_timeout_s=parameters['command_timeout']))
+        command_timeout_s=parameters['command_timeout'],
+        watchdog_action=parameters['watchdog_action'],
+        motor_noise=motor_noise(parameters)))
+
+
+def motor_noise(parameters: Mapping[str, Any]) -> NoiseConfig:
+    """Return the motor noise of ``MOTOR_NOISE_SETTINGS`` values (by name)."""
+    seed = parameters['motor_noise_seed']
+    return NoiseConfig(parameters['motor_noise_type'], parameters['motor_noise_range'],
+                       None if seed < 0 else seed)

@@ -27,6 +27,8 @@ CRITERIA = (
 )
 #: Decimals of the partial rewards in reports (rostok rounds to 3).
 REPORT_DECIMALS = 3
+#: What the grasp time criterion measures the grasp time against (``CriteriaConfig``).
+GRASP_TIME_SPANS = ('grasp_limit', 'trial_duration')
 
 
 @dataclass(frozen=True)
@@ -39,15 +41,24 @@ class CriteriaConfig:
         final_position_ref_m: displacement that scores 0, m (default 0.3).
         force_cutoff_n: samples with a net force at or above it are dropped, N
             (default 100).
+        grasp_time_span: the span the grasp time criterion measures the grasp
+            time against: ``grasp_limit`` (``grasp_limit_s``) or
+            ``trial_duration`` (``trial_duration_s``).
     """
 
     trial_duration_s: float = 10.0
     grasp_limit_s: float = 5.0
     final_position_ref_m: float = 0.3
     force_cutoff_n: float = 100.0
+    grasp_time_span: str = GRASP_TIME_SPANS[0]
 
     def __post_init__(self) -> None:
+        if self.grasp_time_span not in GRASP_TIME_SPANS:
+            raise ConfigError(f'grasp_time_span must be one of {", ".join(GRASP_TIME_SPANS)}, '
+                              f'got {self.grasp_time_span!r}')
         for item in fields(self):
+            if item.name == 'grasp_time_span':
+                continue
             value = getattr(self, item.name)
             if not (value > 0 and math.isfinite(value)):
                 raise ConfigError(f'{item.name} must be finite and > 0, got {value}')
@@ -110,9 +121,8 @@ def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     """``1 / (1 + mean F)`` over samples with robot contact, F = ‖net contact force‖ in N.
 
     Samples with ``F >= force_cutoff_n`` are dropped; 0 when none remain or the
-    contact timed out. As rostok, but only robot-object contacts count (the
-    record holds no others), so an object resting on a table is not scored
-    by its weight.
+    contact timed out. Only robot-object contacts count (the record holds no
+    others; docs/deviations.md).
     """
     if _timed_out(record):
         return 0.0
@@ -125,8 +135,8 @@ def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
 def object_cog_criterion(record: TrialRecord) -> float:
     """``1 / (1 + d)``, d the distance (m) from the object COG to the mean contact point at k.
 
-    0 with no grasp, and 0 when the sample at k has no contact (rostok would
-    compute a NaN distance there).
+    0 with no grasp, and 0 when the sample at k has no contact
+    (docs/deviations.md).
     """
     k = grasp_index(record)
     if k is None or record.contact_count[k] == 0:
@@ -160,18 +170,19 @@ def instant_contacting_link_criterion(record: TrialRecord) -> float:
 
 
 def grasp_time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
-    """``1 - t_grasp / grasp_limit_s``, clipped to [0, 1]; 0 with no grasp.
+    """``1 - t_grasp / span``, clipped to [0, 1]; 0 with no grasp.
 
-    rostok computes ``(N - grasp_step) / N`` with ``N = grasp_limit / dt``:
-    the same ratio in steps. We use the grasp event's trial time, which does
-    not need a fixed step, and is one sample later than rostok's step (its
-    time stamp is taken after the step). Clipped because stale input pauses
+    ``span`` is ``grasp_limit_s`` or ``trial_duration_s`` (``grasp_time_span``):
+    ``(N - grasp_step) / N`` with ``N = span / dt``, in time, which does not
+    need a fixed step (docs/deviations.md). Clipped because stale input pauses
     the grasp limit, so a grasp can come later than ``grasp_limit_s``.
     """
     grasp = record.first_event('grasp')
     if grasp is None:
         return 0.0
-    return min(1.0, max(0.0, 1.0 - grasp.trial_time_s / config.grasp_limit_s))
+    span_s = config.grasp_limit_s if config.grasp_time_span == 'grasp_limit' \
+        else config.trial_duration_s
+    return min(1.0, max(0.0, 1.0 - grasp.trial_time_s / span_s))
 
 
 def final_position_criterion(record: TrialRecord, config: CriteriaConfig) -> float:

@@ -29,13 +29,17 @@ class MonitorConfig:
         object_still_speed_m_per_s: object still threshold, m/s.
         finger_still_speed: finger joint still threshold when the object speed
             is unknown, rad/s or m/s.
-        min_grasp_bodies: non-palm bodies in contact needed for a grasp.
+        min_grasp_bodies: robot bodies in contact needed for a grasp.
+        grasp_count_palm: the palm counts among ``min_grasp_bodies``.
         grasp_limit_s: no grasp by then stops the trial, s.
         contact_timeout_s: no contact by then stops the trial, s.
-        slip_out_s: non-palm contact lost this long stops the trial, s.
+        slip_out_s: contact lost this long stops the trial, s.
+        slip_out_count_palm: a palm contact alone counts as contact for slip-out.
         max_distance_m: a robot body this far from the base stops the trial, m.
         force_test_s: the external force test lasts this long after the grasp, s.
-        contact_non_palm_only: the contact event counts only non-palm bodies.
+        contact_count_palm: the contact event counts a palm contact.
+        palm: which of ``robot_bodies`` is the palm ('' = none); samples built
+            from this configuration (``palm_index``) mark it.
         max_sample_age_s: a sample older than this is stale, s (inf: never).
         time_reset_tolerance_s: time going back by more than this opens a new
             trial; by less, the sample is dropped as out of order, s.
@@ -51,13 +55,16 @@ class MonitorConfig:
     grasp_dwell_s: float = default('grasp_dwell_s')
     object_still_speed_m_per_s: float = default('object_still_speed_m_per_s')
     finger_still_speed: float = default('finger_still_speed')
-    min_grasp_bodies: int = 2
+    min_grasp_bodies: int = default('min_grasp_bodies')
+    grasp_count_palm: bool = default('grasp_count_palm')
     grasp_limit_s: float = default('grasp_limit_s')
     contact_timeout_s: float = default('contact_timeout_s')
     slip_out_s: float = default('slip_out_s')
+    slip_out_count_palm: bool = default('slip_out_count_palm')
     max_distance_m: float = default('max_distance_m')
     force_test_s: float = default('force_test_s')
-    contact_non_palm_only: bool = False
+    contact_count_palm: bool = default('contact_count_palm')
+    palm: str = default('palm')
     max_sample_age_s: float = math.inf
     time_reset_tolerance_s: float = 0.0
     auto_start: bool = True
@@ -87,12 +94,20 @@ class MonitorConfig:
         object.__setattr__(self, 'robot_bodies', tuple(self.robot_bodies))
         if len(set(self.robot_bodies)) != len(self.robot_bodies):
             raise ConfigError(f'robot_bodies must be unique, got {list(self.robot_bodies)}')
+        if self.palm and self.palm not in self.robot_bodies:
+            raise ConfigError(f'palm {self.palm!r} is not one of the robot bodies: '
+                              f'{", ".join(self.robot_bodies) or "(none)"}')
         events = tuple(self.events)
         for name in events:
             check_name(name)
         object.__setattr__(self, 'events', events)
         # Builds (and so validates) every event: parameters, duplicates, prerequisites.
         self.build_events()
+
+    @property
+    def palm_index(self) -> int:
+        """The palm's index in ``robot_bodies``; -1 without a palm."""
+        return self.robot_bodies.index(self.palm) if self.palm else -1
 
     def build_events(self) -> EventSet:
         """Return fresh event objects for ``events``.
@@ -104,14 +119,14 @@ class MonitorConfig:
         bodies = self.robot_bodies
         dwell_s = float(self.grasp_dwell_s)
         factories = {
-            'contact': lambda: ContactEvent(self.contact_non_palm_only, bodies),
+            'contact': lambda: ContactEvent(self.contact_count_palm, bodies),
             'contact_timeout': lambda: ContactTimeoutEvent(self.contact_timeout_s),
             'flying_apart': lambda: FlyingApartEvent(self.max_distance_m, bodies),
-            'slip_out': lambda: SlipOutEvent(self.slip_out_s),
+            'slip_out': lambda: SlipOutEvent(self.slip_out_s, self.slip_out_count_palm),
             'grasp': lambda: GraspEvent(
                 self.grasp_limit_s, dwell_s, self.sensor_period_s,
                 self.object_still_speed_m_per_s, self.finger_still_speed,
-                self.min_grasp_bodies),
+                self.min_grasp_bodies, self.grasp_count_palm),
             'stop_external_force': lambda: StopExternalForceEvent(self.force_test_s),
         }
         # Sorted, so a prerequisite is always added before the events that need it.

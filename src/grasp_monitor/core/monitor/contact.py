@@ -20,21 +20,20 @@ class ContactEvent(MonitorEvent):
     """Fires when the object touches the robot; never stops the trial.
 
     Args:
-        non_palm_only: count only bodies other than the palm (rostok's variant).
+        count_palm: a contact of the palm counts (false: only the other bodies').
         body_names: names of the B robot bodies, for the record ('' list: indices).
     """
 
     name = 'contact'
 
-    def __init__(self, non_palm_only: bool = False, body_names: tuple[str, ...] = ()) -> None:
-        self.non_palm_only = bool(non_palm_only)
+    def __init__(self, count_palm: bool = True, body_names: tuple[str, ...] = ()) -> None:
+        self.count_palm = bool(count_palm)
         self.body_names = tuple(body_names)
         super().__init__()
 
     def check(self, sample: GraspSample, state: TrialState) -> Command:
-        """Fire on the first sample with a contact (of a non-palm body, if so set)."""
-        count = sample.non_palm_in_contact if self.non_palm_only else sample.bodies_in_contact
-        if count >= 1:
+        """Fire on the first sample with a contact (of a body other than the palm, if so set)."""
+        if sample.contact_count(self.count_palm) >= 1:
             self._fire(state, bodies=_body_list(sample.in_contact, self.body_names),
                        non_palm_in_contact=sample.non_palm_in_contact)
         return Command.CONTINUE

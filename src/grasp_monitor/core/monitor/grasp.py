@@ -16,7 +16,8 @@ class GraspEvent(MonitorEvent):
     """Fires (ACTIVATE) when the object stayed still in contact for ``dwell_s``.
 
     After the first contact, a sample counts as *still* when at least
-    ``min_bodies`` non-palm bodies touch the object and
+    ``min_bodies`` robot bodies (the palm among them only if ``count_palm``)
+    touch the object and
 
     - the object speed is known: it is at most ``still_speed_m_per_s``;
     - the object speed is unknown (NaN, hardware): every finger joint speed
@@ -37,7 +38,8 @@ class GraspEvent(MonitorEvent):
         sensor_period_s: nominal interval between samples, s.
         still_speed_m_per_s: object still threshold, m/s (default 0.01).
         finger_still_speed: finger still threshold, rad/s or m/s (default 0.01).
-        min_bodies: non-palm bodies that must touch (default 2).
+        min_bodies: bodies that must touch (default 2).
+        count_palm: the palm counts among them (default False).
     """
 
     name = 'grasp'
@@ -46,7 +48,8 @@ class GraspEvent(MonitorEvent):
 
     def __init__(self, limit_s: float = 5.0, dwell_s: float = 0.0,
                  sensor_period_s: float = 0.001, still_speed_m_per_s: float = 0.01,
-                 finger_still_speed: float = 0.01, min_bodies: int = 2) -> None:
+                 finger_still_speed: float = 0.01, min_bodies: int = 2,
+                 count_palm: bool = False) -> None:
         check_positive(sensor_period_s=sensor_period_s)
         dwell_s = dwell_s or 10 * sensor_period_s  # rostok's 10 steps
         check_positive(limit_s=limit_s, dwell_s=dwell_s)
@@ -62,6 +65,7 @@ class GraspEvent(MonitorEvent):
         self.still_speed_m_per_s = float(still_speed_m_per_s)
         self.finger_still_speed = float(finger_still_speed)
         self.min_bodies = int(min_bodies)
+        self.count_palm = bool(count_palm)
         super().__init__()
 
     def reset(self) -> None:
@@ -93,7 +97,8 @@ class GraspEvent(MonitorEvent):
         if 'contact' not in state.fired:
             return Command.CONTINUE
         still, basis = self._still(sample)
-        if not (still and sample.non_palm_in_contact >= self.min_bodies):
+        touching = sample.contact_count(self.count_palm)
+        if not (still and touching >= self.min_bodies):
             self.still_for_s = 0.0
             self._in_run = False
             return Command.CONTINUE
@@ -104,5 +109,5 @@ class GraspEvent(MonitorEvent):
             return Command.CONTINUE
         self._fire(state, still_for_s=self.still_for_s, dwell_s=self.dwell_s, basis=basis,
                    object_speed_m_per_s=sample.object_speed_m_per_s,
-                   non_palm_in_contact=sample.non_palm_in_contact)
+                   bodies_in_contact=touching)
         return Command.ACTIVATE

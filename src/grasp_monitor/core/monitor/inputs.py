@@ -46,6 +46,7 @@ class InputsConfig:
             (body poses, for flying_apart).
         contacts: whether the pads' contacts with the object come (the simulator's),
             instead of each pad's taxels (an estimate: whatever the pad touches).
+        palm: which pad is the palm ('' = none).
     """
 
     pads: tuple[str, ...]
@@ -57,6 +58,7 @@ class InputsConfig:
     time_back_s: float = 0.05
     use_distances: bool = False
     contacts: bool = False
+    palm: str = ''
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -65,6 +67,9 @@ class InputsConfig:
             raise ConfigError('pads must name at least one tactile pad')
         if len(set(self.pads)) != len(self.pads):
             raise ConfigError(f'pads must be unique, got {list(self.pads)}')
+        if self.palm and self.palm not in self.pads:
+            raise ConfigError(f'palm {self.palm!r} is not one of the pads: '
+                              f'{", ".join(self.pads)}')
         if not self.contact_force_n > 0:
             raise ConfigError(f'contact_force_n must be > 0, got {self.contact_force_n}')
         if not self.max_age_s > 0:
@@ -91,6 +96,7 @@ class MonitorInputs:
         self._distances_index = inputs if config.use_distances else -1
         inputs += int(config.use_distances)
         self.grid = StampGrid(inputs, config.period_s, config.time_back_s)
+        self._palm_index = config.pads.index(config.palm) if config.palm else -1
 
     def names(self) -> tuple[str, ...]:
         """Return the inputs by what they are, in the grid's order.
@@ -220,6 +226,7 @@ class MonitorInputs:
         return GraspSample(
             time_s=time_s,
             in_contact=forces >= self.config.contact_force_n,
+            palm_index=self._palm_index,
             object_speed_m_per_s=math.nan if speed is None else speed,
             finger_speeds=np.full(len(self.config.finger_joints), np.nan)
             if fingers is None else fingers.copy(),

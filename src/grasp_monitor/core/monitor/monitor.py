@@ -178,13 +178,18 @@ class GraspMonitor:
         """Take one sample, run the events, and say what happened.
 
         Raises:
-            ConfigError: the sample's number of bodies differs from ``robot_bodies``.
+            ConfigError: the sample's number of bodies differs from ``robot_bodies``,
+                or its palm from ``palm``.
         """
         bodies = self.config.robot_bodies
         if bodies and sample.in_contact.size != len(bodies):
             raise ConfigError(
                 f'sample has {sample.in_contact.size} bodies, the monitor watches '
                 f'{len(bodies)}: {", ".join(bodies)}')
+        if self.config.palm and sample.palm_index != self.config.palm_index:
+            raise ConfigError(f'sample has its palm at index {sample.palm_index}, the '
+                              f"monitor's palm {self.config.palm!r} is at "
+                              f'{self.config.palm_index}')
         self.counters['samples'] += 1
         went_back_s = self._latest_s - sample.time_s
         if went_back_s > max(TIME_TOLERANCE_S, self.config.time_reset_tolerance_s):

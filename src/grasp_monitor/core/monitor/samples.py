@@ -89,6 +89,10 @@ class GraspSample:
         palm = self.palm_index >= 0 and bool(self.in_contact[self.palm_index])
         return self.bodies_in_contact - int(palm)
 
+    def contact_count(self, count_palm: bool) -> int:
+        """Return how many robot bodies touch the object, the palm only if ``count_palm``."""
+        return self.bodies_in_contact if count_palm else self.non_palm_in_contact
+
     @functools.cached_property
     def farthest_from_base_m(self) -> float:
         """The largest of ``distances_from_base_m``, m: NaN if one is NaN, -inf if none."""
@@ -98,34 +102,39 @@ class GraspSample:
     @classmethod
     def trusted_series(cls, time_s: np.ndarray, in_contact: np.ndarray,
                        object_speed_m_per_s: np.ndarray,
-                       distances_from_base_m: np.ndarray) -> list['GraspSample']:
+                       distances_from_base_m: np.ndarray,
+                       palm_index: int = -1) -> list['GraspSample']:
         """Return T samples from arrays, unchecked: row t of each array is sample t.
 
         Only for values a caller computes itself from a simulation (the
         offline pipeline's blocks): finite increasing times, speeds >= 0 or
         NaN. Outside input goes through the constructor, which refuses bad
-        values. No palm, no finger speeds, never stale.
+        values. No finger speeds, never stale.
 
         Args:
             time_s: (T,) time stamps, s.
             in_contact: (T, B) bool, robot body b touches the object.
             object_speed_m_per_s: (T,) the object's speed, m/s.
             distances_from_base_m: (T, B) each body's distance from the base, m.
+            palm_index: which of the B bodies is the palm; -1 when there is none.
         """
         in_contact = np.array(in_contact, dtype=bool)
         distances = np.array(distances_from_base_m, dtype=float)
         in_contact.setflags(write=False)
         distances.setflags(write=False)
-        counts = np.count_nonzero(in_contact, axis=1).tolist()
+        counts = np.count_nonzero(in_contact, axis=1)
+        non_palm = (counts - in_contact[:, palm_index] if palm_index >= 0 else counts).tolist()
+        counts = counts.tolist()
         farthest = (distances.max(axis=1) if distances.shape[1] else
                     np.full(distances.shape[0], -math.inf)).tolist()
         samples = []
         new = cls.__new__
         for values in zip(time_s.tolist(), in_contact, object_speed_m_per_s.tolist(),
-                          distances, counts, counts, farthest):
+                          distances, counts, non_palm, farthest):
             sample = new(cls)
             # Frozen: the fields go straight into the instance, as __init__ would set them.
-            sample.__dict__.update(zip(_TRUSTED_KEYS, values), **_TRUSTED_DEFAULTS)
+            sample.__dict__.update(zip(_TRUSTED_KEYS, values), palm_index=palm_index,
+                                   **_TRUSTED_DEFAULTS)
             samples.append(sample)
         return samples
 
@@ -134,5 +143,5 @@ class GraspSample:
 _TRUSTED_KEYS = ('time_s', 'in_contact', 'object_speed_m_per_s', 'distances_from_base_m',
                  'bodies_in_contact', 'non_palm_in_contact', 'farthest_from_base_m')
 _TRUSTED_DEFAULTS = MappingProxyType({
-    'palm_index': -1, 'finger_speeds': _vector((), float, 'finger_speeds'), 'stale': False,
+    'finger_speeds': _vector((), float, 'finger_speeds'), 'stale': False,
     'age_s': 0.0})

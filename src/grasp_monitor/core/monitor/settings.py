@@ -16,12 +16,22 @@ SETTINGS = (
              read_only=True), 'object_still_speed_m_per_s'),
     (Setting('finger_still_speed', 0.01, 'Fingers still below this speed (no ground truth).',
              0.0, 10.0, read_only=True), 'finger_still_speed'),
+    (Setting('palm', '', 'Which of the robot bodies (pads) is the palm ("" = none); the '
+             '*_count_palm settings say whether its contact counts.', read_only=True), 'palm'),
+    (Setting('contact_count_palm', True, 'The contact event counts a contact of the palm '
+             '(false: of the other bodies only).', read_only=True), 'contact_count_palm'),
+    (Setting('grasp_min_bodies', 2, 'Robot bodies that must touch the still object for a '
+             'grasp.', 1, 64, read_only=True), 'min_grasp_bodies'),
+    (Setting('grasp_count_palm', False, 'The palm counts among grasp_min_bodies.',
+             read_only=True), 'grasp_count_palm'),
     (Setting('grasp_limit', 5.0, 'No grasp by then stops the trial, s.', 1e-3, 3600.0,
              read_only=True), 'grasp_limit_s'),
     (Setting('contact_timeout', 2.0, 'No contact by then stops the trial, s.', 1e-3, 3600.0,
              read_only=True), 'contact_timeout_s'),
     (Setting('slip_out', 1.0, 'Contact lost this long stops the trial, s.', 1e-3, 3600.0,
              read_only=True), 'slip_out_s'),
+    (Setting('slip_out_count_palm', False, 'A contact of the palm alone holds off slip_out.',
+             read_only=True), 'slip_out_count_palm'),
     (Setting('max_distance', 2.0, 'A pad farther than this from base_frame stops the trial '
              '(flying_apart), m.', 1e-3, 1e3, read_only=True), 'max_distance_m'),
     (Setting('restart_on_reset', False, 'A reset (time going back) ends the open trial; '

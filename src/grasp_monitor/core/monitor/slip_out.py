@@ -1,4 +1,4 @@
-"""The slip-out event: non-palm contact lost for too long."""
+"""The slip-out event: contact lost for too long."""
 
 from __future__ import annotations
 
@@ -9,19 +9,22 @@ from grasp_monitor.core.monitor.state import TIME_TOLERANCE_S, TrialState
 
 
 class SlipOutEvent(MonitorEvent):
-    """Stops the trial when non-palm contact was lost for longer than ``slip_time_s``.
+    """Stops the trial when contact was lost for longer than ``slip_time_s``.
 
-    Counts only after a first non-palm contact; the timer runs on monitored time.
+    Counts only after a first contact; the timer runs on monitored time.
 
     Args:
         slip_time_s: rostok's ``ref_time``, s (default 1).
+        count_palm: a contact of the palm alone counts as contact (false: only
+            the other bodies').
     """
 
     name = 'slip_out'
 
-    def __init__(self, slip_time_s: float = 1.0) -> None:
+    def __init__(self, slip_time_s: float = 1.0, count_palm: bool = False) -> None:
         check_positive(slip_time_s=slip_time_s)
         self.slip_time_s = float(slip_time_s)
+        self.count_palm = bool(count_palm)
         super().__init__()
 
     def reset(self) -> None:
@@ -39,8 +42,8 @@ class SlipOutEvent(MonitorEvent):
             self.last_contact_s = state.monitored_time_s
 
     def check(self, sample: GraspSample, state: TrialState) -> Command:
-        """Remember the last non-palm contact; STOP once ``t - last > slip_time_s``."""
-        if sample.non_palm_in_contact > 0:
+        """Remember the last contact; STOP once ``t - last > slip_time_s``."""
+        if sample.contact_count(self.count_palm) > 0:
             self.last_contact_s = state.monitored_time_s
             return Command.CONTINUE
         if self.last_contact_s is None:

@@ -1,4 +1,4 @@
-"""A bank of servos: the last command, the law, the watchdog and the telemetry."""
+"""A bank of servos: the last command, the law, the watchdog, motor noise and the telemetry."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.servo.command import ServoCommand
 from grasp_monitor.core.servo.config import ServoConfig
 from grasp_monitor.core.servo.law import servo_torque
+from grasp_monitor.core.servo.motor_noise import MotorNoise
 import numpy as np
 import numpy.typing as npt
 
@@ -38,12 +39,17 @@ class ServoBank:
     torque: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
+        n = len(self.config.joints)
+        self._stop = ServoCommand.stop(n)
+        self._watchdog = self._stop if self.config.watchdog_action == 'zero_torque' else \
+            ServoCommand.neutral(self.config.maximum_torque)
+        self.motor_noise = MotorNoise(self.config.motor_noise, n)
         self.reset()
 
     def reset(self) -> None:
         """Forget commands, cool down, and stop."""
         n = len(self.config.joints)
-        self._stop = ServoCommand.stop(n)
+        self._ticks = 0
         self.command = self._stop
         self.received = None
         self.last_command_time_s = None
@@ -69,8 +75,9 @@ class ServoBank:
     def active_command(self, time_s: float) -> ServoCommand:
         """Return the command in force at ``time_s``.
 
-        A stop (no torque) before any command and once the watchdog has tripped;
-        the same object is returned until the command changes. Called once per
+        A stop (no torque) before any command; once the watchdog has tripped, the
+        stop or the neutral command (``watchdog_action``); the same object is
+        returned until the command changes. Called once per
         control period, the watchdog trips on the first call more than
         ``command_timeout_s`` after the command: within the timeout plus one period.
         Time gone back before the command (a simulation that reset itself) trips it
@@ -84,16 +91,21 @@ class ServoBank:
             if not self.watchdog_tripped:
                 self.watchdog_trips += 1
                 self.watchdog_tripped = True
-            return self._stop
+            return self._watchdog
         return self.command
 
     def compute_torque(
         self, position: npt.ArrayLike, velocity: npt.ArrayLike, time_s: float
     ) -> np.ndarray:
-        """Return the torque to apply now (N·m) under the active command."""
+        """Return the torque to apply now (N·m) under the active command.
+
+        Each call is one control tick: with motor noise, it draws that tick's.
+        """
+        noise = 0.0 if self.motor_noise.is_identity else self.motor_noise.sample(self._ticks)
+        self._ticks += 1
         self.torque = servo_torque(
             self.config.kp, self.config.kd, self.active_command(time_s),
-            np.asarray(position, float), np.asarray(velocity, float))
+            np.asarray(position, float), np.asarray(velocity, float), noise)
         self._telemetry = None
         return self.torque
 

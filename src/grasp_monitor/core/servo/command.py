@@ -91,6 +91,18 @@ class ServoCommand:
             np.full(n, np.nan), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))
 
     @staticmethod
+    def neutral(maximum_torque: npt.ArrayLike) -> 'ServoCommand':
+        """Return the command that holds the servos still: damping only.
+
+        No position term (NaN), velocity 0, no feedforward, kp and kd scales 1,
+        torque limited to ``maximum_torque`` ((N,) N·m).
+        """
+        limit = np.asarray(maximum_torque, dtype=float).reshape(-1)
+        n = limit.size
+        return ServoCommand(np.full(n, np.nan), np.zeros(n), np.zeros(n), np.ones(n),
+                            np.ones(n), limit)
+
+    @staticmethod
     def from_rows(rows: npt.ArrayLike, n: int) -> 'ServoCommand':
         """Build from an (n, 6) array whose columns are ``COMMAND_FIELDS``.
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grasp_monitor.core.errors import CommandError, ConfigError
+from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.servo.fields import COMMAND_DEFAULTS
-from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT, WATCHDOG_ACTION
 import numpy as np
 import numpy.typing as npt
 
@@ -33,8 +34,12 @@ class ServoConfig:
         joints: joint names, in command and observation order.
         kp: (N,) N·m/rad (or N/m) position gain at kp_scale = 1.
         kd: (N,) N·m·s/rad (or N·s/m) velocity gain at kd_scale = 1.
-        command_timeout_s: no command for this long stops torque; 0 disables
-            the watchdog.
+        command_timeout_s: no command for this long trips the watchdog; 0
+            disables it.
+        watchdog_action: what a tripped watchdog commands: ``zero_torque``, or
+            ``neutral`` (``ServoCommand.neutral``: the servos damped still).
+        motor_noise: noise on every servo's feedforward torque, N·m (N), redrawn
+            every control tick (``MotorNoise``).
         ambient_temperature_c: winding temperature at rest, °C.
         thermal_resistance_k_per_w: steady-state rise per watt of loss.
         thermal_time_constant_s: first-order thermal time constant.
@@ -50,6 +55,8 @@ class ServoConfig:
     kd: np.ndarray
     maximum_torque: np.ndarray = COMMAND_DEFAULTS['maximum_torque']  # type: ignore[assignment]
     command_timeout_s: float = COMMAND_TIMEOUT.default
+    watchdog_action: str = WATCHDOG_ACTION.default
+    motor_noise: NoiseConfig = NoiseConfig()
     ambient_temperature_c: float = 25.0
     thermal_resistance_k_per_w: float = 2.0
     thermal_time_constant_s: float = 60.0
@@ -76,6 +83,10 @@ class ServoConfig:
             object.__setattr__(self, name, gains)
         if not self.command_timeout_s >= 0:
             raise ConfigError(f'command_timeout_s must be >= 0, got {self.command_timeout_s}')
+        WATCHDOG_ACTION.check(self.watchdog_action)
+        if not isinstance(self.motor_noise, NoiseConfig):
+            raise ConfigError(
+                f'motor_noise must be a NoiseConfig, got {type(self.motor_noise).__name__}')
         for name in ('thermal_time_constant_s', 'supply_voltage_v', 'torque_constant_nm_per_a'):
             if not getattr(self, name) > 0:
                 raise ConfigError(f'{name} must be > 0, got {getattr(self, name)}')

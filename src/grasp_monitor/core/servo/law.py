@@ -18,11 +18,16 @@ def servo_torque(
     command: ServoCommand,
     position: np.ndarray,
     velocity: np.ndarray,
+    feedforward_offset: np.ndarray | float = 0.0,
 ) -> np.ndarray:
-    """Return the torque (N·m) of the moteus law; NaN position disables its term."""
+    """Return the torque (N·m) of the moteus law; NaN position disables its term.
+
+    ``feedforward_offset`` (N·m) is added to the command's feedforward torque
+    before the limit (motor noise).
+    """
     position_error = np.where(np.isnan(command.position), 0.0, command.position - position)
     torque = (
-        command.feedforward_torque
+        command.feedforward_torque + feedforward_offset
         + kp * command.kp_scale * position_error
         + kd * command.kd_scale * (command.velocity - velocity)
     )

@@ -2,9 +2,13 @@
 
 Touch functions (values per taxel):
     ``normal``: the normal force magnitude, N (1 value, >= 0).
-    ``normal_force``: the normal force as a vector in the pad body frame, N (3).
-    ``force_vector``: the full force in the pad body frame, N (3).
+    ``normal_force``: the normal force as a vector in the pad body frame (or,
+    with ``force_frame`` geom, in the frame of the taxel's geom), N (3).
+    ``force_vector``: the full force in the same frame, N (3).
     ``force_vector_global``: the full force in the world frame, N (3).
+
+A contact acts at MuJoCo's contact point, or (``contact_point`` surface) at
+that point moved onto the pad's surface (``surface``).
 
 Response functions:
     ``nearest``: everything to the taxel nearest the contact point.
@@ -15,7 +19,8 @@ Response functions:
 
 ``config``: the choices; ``pad``: one pad (``compute``, one sample);
 ``group``: several pads over blocks of samples (``blocks`` does the work, with
-``candidate_grid`` and ``scatter``); ``sensor_layout``: taxels over a pad's geoms
+``candidate_grid`` and ``scatter``); ``surface``: a contact point moved onto the
+pad; ``sensor_layout``: taxels over a pad's geoms
 (``layout`` the shared part, ``primitives`` and ``mesh`` the two modes);
 ``taxel_grid``: a hardware driver's taxel layout; ``settings``: a pad's settings,
 which ``plugin``, the ``tactile_array`` sensor plugin, takes.

@@ -8,6 +8,7 @@ from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile.candidate_grid import _SpreadTables
 from grasp_monitor.core.tactile.scatter import _combine, _scatter_add, _sum_by_sample
+from grasp_monitor.core.tactile.surface import on_surface_offset
 import numpy as np
 import numpy.typing as npt
 
@@ -27,7 +28,8 @@ class _PadBlocks:
 
     def __init__(self, pads: Iterable[Any]) -> None:
         self.pads = tuple(pads)
-        self._shared = len({(pad.config.touch, pad.config.response) for pad in self.pads}) == 1
+        self._shared = len({(pad.config.touch, pad.config.response, pad.on_surface)
+                            for pad in self.pads}) == 1
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
         self._tables: _SpreadTables | None = None
         self._counting = np.arange(0)  # 0, 1, 2, ...: kept, not rebuilt every block
@@ -43,6 +45,7 @@ class _PadBlocks:
         force_in_contact: npt.ArrayLike,
         position_pads_in_world: npt.ArrayLike,
         quaternion_pads_in_world: npt.ArrayLike,
+        distance_m: npt.ArrayLike | None = None,
     ) -> tuple[np.ndarray, ...]:
         """Return every pad's values of S samples: ``TactilePad.compute_block`` of each pad.
 
@@ -58,13 +61,16 @@ class _PadBlocks:
             force_in_contact: (K, 3) N, in the contact frame.
             position_pads_in_world: (P, S, 3) each pad's position at each sample, m.
             quaternion_pads_in_world: (P, S, 4) each pad's orientation (w, x, y, z).
+            distance_m: (K,) signed distance between the surfaces, m (negative:
+                penetrating); needed by pads whose ``contact_point`` is surface.
 
         Returns:
             Per pad, its (S, N, width) values, as ``TactilePad.compute_block``
             returns them and with the same attributes set on the pad.
 
         Raises:
-            ConfigError: ``counts`` does not have one count >= 0 per pad adding up to K.
+            ConfigError: ``counts`` does not have one count >= 0 per pad adding up to K,
+                or a pad's ``contact_point`` is surface without ``distance_m``.
             SimulationError: a contact position or a pad pose is not finite.
         """
         pads = self.pads
@@ -76,6 +82,10 @@ class _PadBlocks:
                               f'the {index.size} contacts, got {number.tolist()}')
         position = np.asarray(position_in_world, dtype=float).reshape(-1, 3)
         frame = np.asarray(frame_in_world, dtype=float).reshape(-1, 3, 3)
+        if distance_m is not None:
+            distance_m = np.asarray(distance_m, dtype=float).reshape(-1)
+        elif any(pad.on_surface for pad in pads):
+            raise ConfigError("contact_point surface needs the contacts' distance_m")
         force_in_contact = np.asarray(force_in_contact, dtype=float).reshape(-1, 3)
         pad_position = np.asarray(position_pads_in_world, dtype=float).reshape(len(pads), -1, 3)
         samples = pad_position.shape[1]
@@ -86,7 +96,8 @@ class _PadBlocks:
         if not self._shared:
             return tuple(pad.compute_block(
                 index[a:b], position[a:b], frame[a:b], force_in_contact[a:b], pad_position[p],
-                quaternion[p]) for p, (pad, a, b) in enumerate(zip(pads, firsts, ends)))
+                quaternion[p], None if distance_m is None else distance_m[a:b])
+                for p, (pad, a, b) in enumerate(zip(pads, firsts, ends)))
         width = pads[0].width
         poses = len(pads) * samples
         heights = samples * self._taxels
@@ -122,6 +133,9 @@ class _PadBlocks:
                 signal = force_in_world
             signal_sum = total_force if signal is force_in_pad else \
                 _sum_by_sample(pose, signal, poses)
+            if pads[0].on_surface:
+                # the normal points from the pad: -normal goes into it
+                position = position - on_surface_offset(frame[:, 0, :], distance_m)
             offset = position.T - np.take(pad_position.reshape(poses, 3).T, pose, axis=1)
             points_in_pad = _combine(offset, rotation).T
             if not np.isfinite(points_in_pad).all():
@@ -144,7 +158,10 @@ class _PadBlocks:
                 samples, -1, width)
             pad.contact_count = int(number[p])
             pad.total_force_in_pad = total_force[p * samples:(p + 1) * samples]
-            if pad.noise.is_identity:
+            if pad.to_geom is not None:
+                pad.noise.apply(pad.in_force_frame(pad_values), out=pad_values)
+                pad.value_sum = pad_values.sum(axis=1)
+            elif pad.noise.is_identity:
                 # Both responses conserve each contact's signal: no pass over every taxel.
                 pad.value_sum = signal_sum[p * samples:(p + 1) * samples]
             else:

@@ -18,6 +18,10 @@ LAYOUT_MODES = ('primitives', 'mesh')
 RESPONSE_FUNCTIONS = ('nearest', 'spread_linear')
 #: ``spread_linear`` reaches this many resolutions from the contact.
 SPREAD_RADIUS_RESOLUTIONS = 2.0
+#: Frames of the pad-frame vector touch functions (``TactileConfig.force_frame``).
+FORCE_FRAMES = ('pad', 'geom')
+#: Where a contact acts on the taxels (``TactileConfig.contact_point``).
+CONTACT_POINTS = ('midpoint', 'surface')
 
 
 @dataclass(frozen=True)
@@ -31,14 +35,27 @@ class TactileConfig:
             (2 x resolution), m; None takes the layout's.
         noise: noise added to every value, clamped to the touch function's
             range ([0, inf) for ``normal``, unbounded otherwise).
+        force_frame: frame of the ``normal_force`` and ``force_vector`` values:
+            the pad body's (``pad``), or that of the geom each taxel lies on
+            (``geom``).
+        contact_point: where a contact acts: MuJoCo's contact point, midway
+            between the two surfaces (``midpoint``), or that point moved along
+            the normal onto the pad's surface by half the penetration
+            (``surface``).
     """
 
     touch: str = 'force_vector'
     response: str = 'spread_linear'
     resolution_m: float | None = None
     noise: NoiseConfig = field(default_factory=NoiseConfig)
+    force_frame: str = FORCE_FRAMES[0]
+    contact_point: str = CONTACT_POINTS[0]
 
     def __post_init__(self) -> None:
+        for name, choices in (('force_frame', FORCE_FRAMES), ('contact_point', CONTACT_POINTS)):
+            if getattr(self, name) not in choices:
+                raise ConfigError(f'{name} {getattr(self, name)!r} is not one of '
+                                  f'{", ".join(choices)}')
         if self.touch not in TOUCH_FUNCTIONS:
             raise ConfigError(
                 f'touch function {self.touch!r} is not one of {", ".join(TOUCH_FUNCTIONS)}')

@@ -3,7 +3,9 @@
 For every contact touching one of the pad's geoms, the force *on the pad* is
 taken from the contact (flipped when the pad geom is the contact's geom1,
 because ``Contacts.force_in_contact`` is the force on geom2), expressed by
-the touch function and spread over the taxels by the response function.
+the touch function (in the frame ``force_frame`` says) and spread over the
+taxels by the response function from the contact point (moved onto the pad's
+surface if ``contact_point`` says so).
 ``compute`` has no Python loop per contact or per taxel: a contact's
 candidate taxels come from a grid of cells (``candidate_grid``), and a k-d
 tree answers the rare contact with no taxel in range.
@@ -12,7 +14,7 @@ tree answers the rare contact with no taxel in range.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.noise import NoiseModel
@@ -22,6 +24,7 @@ from grasp_monitor.core.tactile.candidate_grid import _CandidateGrid
 from grasp_monitor.core.tactile.config import (
     SPREAD_RADIUS_RESOLUTIONS, TactileConfig, TOUCH_FUNCTIONS)
 from grasp_monitor.core.tactile.layout import PadLayout
+from grasp_monitor.core.tactile.surface import on_surface_offset
 from grasp_monitor.core.values import Contacts
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +38,9 @@ class TactilePad:
         layout: taxel positions and normals in the pad body frame.
         geom_ids: simulator ids of the pad's geoms whose contacts count
             (default: the geoms the layout covers).
-        config: touch and response functions, resolution, noise.
+        config: touch and response functions, resolution, noise, frames.
+        geom_quaternions: orientation in the pad body (w, x, y, z) of every
+            geom the layout covers, by id; needed by ``force_frame`` geom.
 
     Attributes:
         layout: the layout.
@@ -53,7 +58,8 @@ class TactilePad:
     """
 
     def __init__(self, layout: PadLayout, geom_ids: Iterable[int] | None = None,
-                 config: TactileConfig | None = None) -> None:
+                 config: TactileConfig | None = None,
+                 geom_quaternions: Mapping[int, npt.ArrayLike] | None = None) -> None:
         if not isinstance(layout, PadLayout):
             raise ConfigError(f'layout must be a PadLayout, got {type(layout).__name__}')
         self.layout = layout
@@ -87,6 +93,37 @@ class TactilePad:
         self.contact_count = 0
         self.value_sum = np.zeros((0, self.width))
         self._group: _PadBlocks | None = None
+        self.to_geom = self._geom_rotations(geom_quaternions)
+        self.on_surface = self.config.contact_point == 'surface'
+
+    def _geom_rotations(self, quaternions: Mapping[int, npt.ArrayLike] | None
+                        ) -> np.ndarray | None:
+        """Return (N, 3, 3) each taxel's geom rotation in the pad, or None (pad frame).
+
+        None too when every geom is aligned with the pad body: the frames agree.
+        """
+        if self.config.force_frame == 'pad' or self.width == 1 or \
+                self.config.touch == 'force_vector_global':
+            return None
+        ids = np.unique(self.layout.geom_ids)
+        missing = [int(i) for i in ids if quaternions is None or int(i) not in quaternions]
+        if missing:
+            raise ConfigError(f'force_frame geom needs the orientation of geoms {missing} in '
+                              'the pad body (geom_quaternions)')
+        rotations = {int(i): quat_to_matrix(quaternions[int(i)]) for i in ids}
+        if all(np.allclose(r, np.eye(3), atol=1e-12) for r in rotations.values()):
+            return None
+        return np.stack([rotations[int(i)] for i in self.layout.geom_ids])
+
+    def in_force_frame(self, values: np.ndarray) -> np.ndarray:
+        """Turn (..., N, 3) pad-frame values into each taxel's geom frame, in place.
+
+        Nothing to do (``to_geom`` None) in the pad frame, or when the frames agree.
+        """
+        if self.to_geom is not None:
+            # v_geom = R^T v_pad, R the geom's rotation in the pad (columns: geom axes)
+            values[...] = np.einsum('nji,...nj->...ni', self.to_geom, values)
+        return values
 
     @property
     def positions_in_pad(self) -> np.ndarray:
@@ -106,10 +143,10 @@ class TactilePad:
                 T_world_pad: tuple[npt.ArrayLike, npt.ArrayLike]) -> np.ndarray:
         """Return the taxel values for ``contacts`` with the pad at ``T_world_pad``.
 
-        Contacts between two geoms of the pad itself are ignored. Unlike
-        mimoTouch, which drops a ``spread_linear`` contact with no taxel in
-        range (losing its force), such a contact goes to its nearest taxel,
-        so the values always add up to the pad's total force.
+        Contacts between two geoms of the pad itself are ignored. A
+        ``spread_linear`` contact with no taxel in range goes to its nearest
+        taxel, so the values always add up to the pad's total force
+        (docs/deviations.md).
 
         Args:
             contacts: every contact of the scene (others are filtered out).
@@ -152,14 +189,18 @@ class TactilePad:
             signal = force_in_pad
         else:
             signal = force_in_world
-        points_in_pad = (contacts.position_in_world[touching] - np.asarray(position)) @ rotation
+        points = contacts.position_in_world[touching]
+        if self.on_surface:
+            points = points + on_surface_offset(frame[:, 0, :] * sign[:, None],
+                                                contacts.distance_m[touching])
+        points_in_pad = (points - np.asarray(position)) @ rotation
         if not np.isfinite(points_in_pad).all():
             raise SimulationError('contact positions or the pad pose are not finite')
         if self.config.response == 'spread_linear':
             self._spread_padded(points_in_pad, signal, values)
         else:
             self._nearest(points_in_pad, signal, values[None], None)
-        return self.noise.apply(values)
+        return self.noise.apply(self.in_force_frame(values))
 
     def compute_block(
         self,
@@ -169,6 +210,7 @@ class TactilePad:
         force_in_contact: npt.ArrayLike,
         position_pad_in_world: npt.ArrayLike,
         quaternion_pad_in_world: npt.ArrayLike,
+        distance_m: npt.ArrayLike | None = None,
     ) -> np.ndarray:
         """Return the taxel values of S samples at once: S calls of ``compute`` in one.
 
@@ -187,6 +229,8 @@ class TactilePad:
             force_in_contact: (K, 3) N, in the contact frame.
             position_pad_in_world: (S, 3) pad position at each sample, m.
             quaternion_pad_in_world: (S, 4) pad orientation (w, x, y, z).
+            distance_m: (K,) signed distance between the surfaces, m (negative:
+                penetrating); needed by ``contact_point`` surface.
 
         Returns:
             (S, N, width) values per sample and taxel, noise applied in sample
@@ -203,7 +247,7 @@ class TactilePad:
         return self._group.compute_block(
             (index.size,), index, position_in_world, frame_in_world, force_in_contact,
             np.asarray(position_pad_in_world, dtype=float).reshape(1, -1, 3),
-            np.asarray(quaternion_pad_in_world, dtype=float).reshape(1, -1, 4))[0]
+            np.asarray(quaternion_pad_in_world, dtype=float).reshape(1, -1, 4), distance_m)[0]
 
     def _grow(self, count: int) -> None:
         """Make the per-contact buffers hold at least ``count`` contacts (doubling)."""

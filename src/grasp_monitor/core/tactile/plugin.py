@@ -31,5 +31,8 @@ def make_tactile_array(parameters: Mapping[str, Any], *, shapes: Iterable[GeomSh
     layout = pad_layout(shapes, parameters['resolution'], parameters['layout'],
                         meshes=meshes)
     config = TactileConfig(parameters['touch'], parameters['response'],
-                           noise=NoiseConfig.from_parameters(dict(parameters)))
-    return TactilePad(layout, [shape.geom_id for shape in shapes], config)
+                           noise=NoiseConfig.from_parameters(dict(parameters)),
+                           force_frame=parameters['force_frame'],
+                           contact_point=parameters['contact_point'])
+    return TactilePad(layout, [shape.geom_id for shape in shapes], config,
+                      {shape.geom_id: shape.quaternion_in_body for shape in shapes})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from grasp_monitor.core.noise import NOISE_SETTINGS
 from grasp_monitor.core.settings import Setting
-from grasp_monitor.core.tactile.config import LAYOUT_MODES, RESPONSE_FUNCTIONS, TOUCH_FUNCTIONS
+from grasp_monitor.core.tactile.config import (
+    CONTACT_POINTS, FORCE_FRAMES, LAYOUT_MODES, RESPONSE_FUNCTIONS, TOUCH_FUNCTIONS)
 
 #: Settings of one tactile array (pad), noise included.
 TACTILE_SETTINGS = (
@@ -14,11 +15,18 @@ TACTILE_SETTINGS = (
             'trimesh meshes with hidden taxels removed.', choices=LAYOUT_MODES),
     Setting('touch', 'force_vector', 'What each taxel reports: the normal force (normal: '
             'its size; normal_force: the vector) or the whole force (force_vector), in the '
-            'pad frame, or the whole force in the world frame (force_vector_global), N.',
+            'frame force_frame names, or the whole force in the world frame '
+            '(force_vector_global), N.',
             choices=tuple(TOUCH_FUNCTIONS)),
     Setting('response', 'spread_linear', 'How a contact force is shared among taxels: all to '
             'the nearest, or spread_linear to those within twice the resolution.',
             choices=RESPONSE_FUNCTIONS),
+    Setting('force_frame', FORCE_FRAMES[0], 'Frame of normal_force and force_vector values: '
+            "the pad body's (that of the tactile cloud), or that of the geom each taxel lies "
+            'on.', choices=FORCE_FRAMES),
+    Setting('contact_point', CONTACT_POINTS[0], "Where a contact acts: MuJoCo's point midway "
+            "between the surfaces, or that point moved onto the pad's surface.",
+            choices=CONTACT_POINTS),
 ) + NOISE_SETTINGS
 #: Each setting by name.
 BY_NAME = {setting.name: setting for setting in TACTILE_SETTINGS}

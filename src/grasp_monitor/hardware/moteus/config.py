@@ -9,7 +9,7 @@ from typing import Any
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import COMMAND_DEFAULTS, ServoCommand, ServoConfig
 from grasp_monitor.core.servo.config import per_joint
-from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT, WATCHDOG_ACTION
 import numpy as np
 import numpy.typing as npt
 
@@ -51,6 +51,9 @@ class MoteusConfig:
         torque_limit_nm: (N,) N·m: caps ``maximum_torque`` and ``|feedforward_torque|``;
             also the ``maximum_torque`` of a command that does not set one.
         read_only: only query; never write a register.
+        watchdog_action: what a tripped watchdog sends: ``zero_torque`` (a stop), or
+            ``neutral`` (position mode, no position target, velocity 0, kp/kd scales
+            1, ``torque_limit_nm``: the servos damped still).
     """
 
     joints: tuple[str, ...]
@@ -67,6 +70,7 @@ class MoteusConfig:
     position_max_rad: npt.ArrayLike = math.inf
     torque_limit_nm: npt.ArrayLike = COMMAND_DEFAULTS['maximum_torque']
     read_only: bool = False
+    watchdog_action: str = WATCHDOG_ACTION.default
 
     def __post_init__(self) -> None:
         joints = tuple(self.joints)
@@ -120,6 +124,7 @@ class MoteusConfig:
         if not np.all(np.isfinite(limit)) or np.any(limit < 0):
             raise ConfigError(f'torque_limit_nm must be finite and >= 0, got {limit.tolist()}')
         object.__setattr__(self, 'torque_limit_nm', limit)
+        WATCHDOG_ACTION.check(self.watchdog_action)
 
     @property
     def period_s(self) -> float:
@@ -139,7 +144,8 @@ class MoteusConfig:
         """
         return ServoConfig(self.joints, kp=0.0, kd=0.0,
                            maximum_torque=self.torque_limit_nm,
-                           command_timeout_s=self.command_timeout_s)
+                           command_timeout_s=self.command_timeout_s,
+                           watchdog_action=self.watchdog_action)
 
 
 def apply_limits(command: ServoCommand, config: MoteusConfig) -> tuple[ServoCommand, np.ndarray]:

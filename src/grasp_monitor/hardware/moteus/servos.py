@@ -19,8 +19,9 @@ Safety, in the order it is applied:
   past a joint limit is a legitimate request (a gripper closing beyond contact) whose
   nearest safe form is the limit, and refusing would leave the previous command in force,
   which is the less predictable outcome. Clamped commands are counted in the stats;
-- until the first command, after ``stop()``, once the watchdog trips (no command for
-  ``command_timeout_s``) and while a fault is latched, every controller gets a stop;
+- until the first command, after ``stop()`` and while a fault is latched, every
+  controller gets a stop; once the watchdog trips (no command for ``command_timeout_s``),
+  a stop or, with ``watchdog_action`` neutral, the neutral command (damped still);
 - a fault (controller mode 1 with its code, the firmware's own timeout mode 11, or no
   reply for ``missed_cycles_to_fault`` cycles) is latched as a ``ServoFault`` and stops
   every servo until ``clear_faults()``: half a gripper under control is not a grasp;
@@ -57,6 +58,18 @@ import numpy as np
 _log = logging.getLogger(__name__)
 
 RAD_PER_REV = 2.0 * math.pi
+
+
+def _position_kwargs(command: ServoCommand) -> list[dict[str, float]]:
+    """Return ``make_position`` keyword arguments of each servo of ``command`` (revolutions)."""
+    return [{
+        'position': float(command.position[i]) / RAD_PER_REV,
+        'velocity': float(command.velocity[i]) / RAD_PER_REV,
+        'feedforward_torque': float(command.feedforward_torque[i]),
+        'kp_scale': float(command.kp_scale[i]),
+        'kd_scale': float(command.kd_scale[i]),
+        'maximum_torque': float(command.maximum_torque[i]),
+    } for i in range(command.position.size)]
 
 
 def _as_int(value: Any, default: int) -> int:
@@ -117,6 +130,9 @@ class MoteusServos(ServoBackend):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing: asyncio.Event | None = None
         self._servo_config = config.servo_config()
+        # What a tripped watchdog sends: none (a stop), or the neutral command.
+        self._watchdog_kwargs = [] if config.watchdog_action == 'zero_torque' else \
+            _position_kwargs(ServoCommand.neutral(config.torque_limit_nm))
 
     # --- commands and safety (any thread) ---------------------------------------------
 
@@ -138,14 +154,7 @@ class MoteusServos(ServoBackend):
             raise CommandError(f'command is for {command.position.size} servos, the bank has '
                                f'{len(joints)} ({", ".join(joints)})', 'wrong_length')
         limited, changed = apply_limits(command, self.config)
-        kwargs = [{
-            'position': float(limited.position[i]) / RAD_PER_REV,
-            'velocity': float(limited.velocity[i]) / RAD_PER_REV,
-            'feedforward_torque': float(limited.feedforward_torque[i]),
-            'kp_scale': float(limited.kp_scale[i]),
-            'kd_scale': float(limited.kd_scale[i]),
-            'maximum_torque': float(limited.maximum_torque[i]),
-        } for i in range(len(joints))]
+        kwargs = _position_kwargs(limited)
         with self._lock:
             self._command, self._position_kwargs = limited, kwargs
             self._command_time_s = self._clock()
@@ -244,7 +253,10 @@ class MoteusServos(ServoBackend):
                 self._watchdog_tripped = True
                 self._counts['watchdog_trips'] += 1
                 _log.warning('no servo command for %.3f s: stopping the servos', timeout)
-            hold = not kwargs or self._watchdog_tripped or self._stopped or bool(self._faults)
+            hold = not kwargs or self._stopped or bool(self._faults)
+            if self._watchdog_tripped and not hold:
+                kwargs = self._watchdog_kwargs
+                hold = not kwargs
         if hold:
             return [c.make_stop(query=True) for c in controllers], False
         return [c.make_position(query=True, **kw) for c, kw in zip(controllers, kwargs)], True

@@ -55,15 +55,22 @@ def servo_command_from_joint_state(
 ) -> ServoCommand:
     """Build a servo command from JointState (position θ*, velocity θ̇*, effort τ_ff).
 
-    Joints not named keep ``previous``; an empty array leaves its field as it was.
-    NaN position disables position feedback; kp/kd scales and maximum torque keep
-    their previous values (``servo_commands/full`` sets them).
+    Every command carries a position per name: NaN turns position feedback off,
+    an empty array is refused (it would turn it off silently). Joints not named
+    keep ``previous``; an empty velocity or effort leaves its field as it was;
+    kp/kd scales and maximum torque keep their previous values
+    (``servo_commands/full`` sets them).
 
     Raises:
-        CommandError: unknown or repeated joint, wrong lengths, non-finite values.
+        CommandError: no name or no position, unknown or repeated joint, wrong
+            lengths, non-finite values.
     """
     if not msg.name:
         raise CommandError('servo command names no joint', 'wrong_length')
+    if len(msg.position) == 0:
+        raise CommandError(
+            f'servo command has no position: give one per name ({", ".join(msg.name)}); '
+            'NaN turns position control off', 'missing_position')
     return ServoCommand.from_named(
         config, list(msg.name),
         {'position': msg.position, 'velocity': msg.velocity,

@@ -41,6 +41,7 @@ class ServoActuators:
         self._applied: ServoCommand | None = None
         self._applied_key = b''
         self._gains: tuple[np.ndarray, np.ndarray, np.ndarray] = ()
+        self._ctrl = np.zeros(len(actuator_ids))
 
     def forget(self) -> None:
         """Forget the command applied last: the next ``apply`` sets everything."""
@@ -69,6 +70,13 @@ class ServoActuators:
             self._applied_key = key
         kp, kd, has_position = self._gains
         target = np.where(has_position, command.position, 0.0)
-        self._data.ctrl[self._ids] = (
-            command.feedforward_torque + kp * target + kd * command.velocity)
+        self._ctrl = command.feedforward_torque + kp * target + kd * command.velocity
+        self._data.ctrl[self._ids] = self._ctrl
         self._applied = command
+
+    def add_feedforward(self, torque: np.ndarray) -> None:
+        """Add ``torque`` (N·m) to the applied command's feedforward until the next call.
+
+        The force range still limits the total (motor noise).
+        """
+        self._data.ctrl[self._ids] = self._ctrl + torque

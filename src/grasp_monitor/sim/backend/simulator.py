@@ -12,10 +12,11 @@ import math
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.frames import FrameTransforms
+from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.servo import ServoBank, ServoCommand, ServoConfig, ServoObservation
 from grasp_monitor.core.servo.backend import ServoBackend
-from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
+from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT, WATCHDOG_ACTION
 from grasp_monitor.core.values import BodyArrays, Contacts, JointStates
 from grasp_monitor.sim.backend.external_force import ExternalForce
 from grasp_monitor.sim.backend.frame_tree import FrameTree
@@ -42,10 +43,15 @@ class Simulator(ServoBackend):
         command_timeout_s: servo watchdog; 0 disables it.
         drive: commands over time applied until an outside command arrives
             (default: the scene's own drive, if any).
+        watchdog_action: what the tripped watchdog commands (``ServoConfig``).
+        motor_noise: noise on the servos' feedforward torque, redrawn at every
+            ``apply_control`` from the seed and the physics step number.
     """
 
     def __init__(self, scene: Scene, command_timeout_s: float = COMMAND_TIMEOUT.default,
-                 drive: Drive | None = None) -> None:
+                 drive: Drive | None = None,
+                 watchdog_action: str = WATCHDOG_ACTION.default,
+                 motor_noise: NoiseConfig = NoiseConfig()) -> None:
         self.scene = scene
         self.drive = drive if drive is not None else scene.drive
         try:
@@ -71,7 +77,10 @@ class Simulator(ServoBackend):
         self._base_id = int(resolve_body(model, scene.base_body))
         self.servos = ServoBank(ServoConfig(
             scene.joints, scene.kp, scene.kd, scene.maximum_torque,
-            command_timeout_s=command_timeout_s))
+            command_timeout_s=command_timeout_s, watchdog_action=watchdog_action,
+            motor_noise=motor_noise))
+        self._motor_noise = None if self.servos.motor_noise.is_identity else \
+            self.servos.motor_noise
         self._servo_force = contiguous_view(self.data.actuator_force, self._actuator_ids)
         self._servo_velocity = contiguous_view(self.data.qvel, self._dof_adr)
         self._actuators = ServoActuators(model, self.data, self._actuator_ids,
@@ -149,6 +158,9 @@ class Simulator(ServoBackend):
             self._actuators.apply(self.drive(self.time_s))
         else:
             self._actuators.apply(self.servos.active_command(self.time_s))
+        if self._motor_noise is not None:
+            self._actuators.add_feedforward(
+                self._motor_noise.sample(round(self.data.time / self.model.opt.timestep)))
         self._external_force.apply()
 
     def instability_warnings(self) -> int:

@@ -74,6 +74,9 @@ class BlockEvaluation:
         self.steps_per_monitor_sample = steps_per_monitor_sample
         specs = arrays.specs
         self.metrics = TrialMetrics(metrics) if metrics is not None else None
+        if not config.contacts and any(pad.to_geom is not None for pad in arrays.pads):
+            raise ConfigError('the monitor and metrics read taxel forces in the pad frame '
+                              '(contacts ""): force_frame must be pad')
         self.report: CriteriaReport | None = None
         if metrics is not None:
             self._metrics_pads = [[spec.name for spec in specs].index(pad)
@@ -156,7 +159,8 @@ class BlockEvaluation:
         stamps = state_time_s[ticks] + self.sim.timestep_s
         update = self.monitor.update
         for index, sample in enumerate(GraspSample.trusted_series(
-                stamps, totals >= self.config.contact_force_n, speed, distance)):
+                stamps, totals >= self.config.contact_force_n, speed, distance,
+                self.monitor.config.palm_index)):
             result = update(sample)
             if result.records:
                 self.events.extend(result.records)

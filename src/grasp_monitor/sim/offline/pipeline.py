@@ -96,9 +96,12 @@ class OfflinePipeline:
         if self.config.contacts and metrics is not None and metrics.object_name != truth[0]:
             raise ConfigError(f'the metrics object {metrics.object_name!r} must be the '
                               f"monitor's, {truth[0]!r}: the contacts are those with it")
+        # Only a pad that moves contact points onto its surface needs their distances.
+        distances = any(spec.settings['contact_point'] == 'surface' for spec in specs)
         scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth,
-                                      truth[0] if self.config.contacts else '')
-        self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive)
+                                      truth[0] if self.config.contacts else '', distances)
+        self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive,
+                             motor_noise=self.config.motor_noise)
         self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
         if self.config.force_start_s > 0.0 and self.config.force_test is not None:
             self.sim.schedule_force_test(self.config.force_test, self.config.force_body,
@@ -127,7 +130,7 @@ class OfflinePipeline:
         grasp_monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
             sensor_period_s=sample_s, robot_bodies=tuple(spec.name for spec in specs)))
         layout = SensorLayout(model, scene, bodies, self.config.contact_slots, truth,
-                              self.config.contacts)
+                              self.config.contacts, distances)
         self.evaluation = BlockEvaluation(
             self.config, self.sim, arrays, layout, tracker, grasp_monitor,
             self.steps_per_monitor_sample, metrics)

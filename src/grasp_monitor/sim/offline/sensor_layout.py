@@ -4,9 +4,11 @@ Appended, in ``sensordata`` order: with ``contacts``, per pad a contact sensor o
 the pad with the object (the contacts the simulator node publishes on
 ``contacts`` that the monitor and metrics nodes keep); the ground-truth sensors
 of the monitor's and metrics' bodies; per pad, a contact sensor on the pad body
-(``num`` slots of found, force, pos, normal, tangent; contacts seen from the pad)
-and the pad body's pose; the base body's position; then the frame sensors of
-``with_frame_sensors`` (objects and pads, inertial frames) for the energy metric.
+(``num`` slots of found, force, pos, normal, tangent, and the distance between the
+surfaces after the force when a pad moves contact points onto its surface;
+contacts seen from the pad) and the pad body's pose; the base body's position;
+then the frame sensors of ``with_frame_sensors`` (objects and pads, inertial
+frames) for the energy metric.
 Written and read here only, so the two cannot disagree.
 """
 
@@ -23,8 +25,8 @@ import numpy as np
 
 #: Values per contact sensor slot: found, force (3), pos (3), normal (3), tangent (3).
 SLOT_WIDTH = 13
-#: Offsets of force, pos, normal and tangent from a slot's first value (found).
-_SLOT_VALUES = np.arange(1, SLOT_WIDTH)
+#: What a slot holds, in MuJoCo's order, without and with the distance (``dist``).
+_SLOT_DATA = ('found force pos normal tangent', 'found force dist pos normal tangent')
 #: Ground-truth sensors of a body frame (XBODY, as ``ground_truth/<body>`` carries it).
 TRUTH_SENSORS = ('framepos', 'framequat', 'framelinvel', 'frameangvel')
 
@@ -40,8 +42,12 @@ def object_sensor(pad_body: str) -> str:
 
 
 def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
-                          truth_bodies: Sequence[str] = (), object_body: str = '') -> Scene:
+                          truth_bodies: Sequence[str] = (), object_body: str = '',
+                          distances: bool = False) -> Scene:
     """Return ``scene`` with the pipeline's sensors appended (module docstring).
+
+    ``distances``: the pads' contact sensors report the distance between the
+    surfaces too (a pad's ``contact_point`` surface needs it).
 
     Order in ``sensordata``: with ``object_body``, per pad body its contact sensor
     with that body (named by ``object_sensor``); the ground-truth sensors of ``truth_bodies``
@@ -53,12 +59,12 @@ def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
     end = scene.mjcf.rfind('<sensor>')
     sensors = ''.join(
         f'<contact name="{object_sensor(body)}" body1="{body}" body2="{object_body}" '
-        f'num="{slots}" data="found force pos normal tangent" reduce="none"/>'
+        f'num="{slots}" data="{_SLOT_DATA[0]}" reduce="none"/>'
         for body in (pad_bodies if object_body else ()))
     sensors += ''.join(f'<{kind} name="{truth_sensor(body, kind)}" objtype="xbody" '
                        f'objname="{body}"/>' for body in truth_bodies for kind in TRUTH_SENSORS)
     sensors += ''.join(
-        f'<contact body1="{body}" num="{slots}" data="found force pos normal tangent"'
+        f'<contact body1="{body}" num="{slots}" data="{_SLOT_DATA[distances]}"'
         f' reduce="none"/><framepos objtype="xbody" objname="{body}"/>'
         f'<framequat objtype="xbody" objname="{body}"/>' for body in pad_bodies)
     sensors += f'<framepos objtype="xbody" objname="{scene.base_body}"/>'
@@ -78,11 +84,18 @@ class SensorLayout:
         slots: contact sensor slots per pad.
         truth_bodies: the bodies with ground truth, the monitor's object first.
         contacts: whether the object contact sensors were appended.
+        distances: whether the pads' contact sensors report distances.
     """
 
     def __init__(self, model: mujoco.MjModel, scene: Scene, pad_bodies: Sequence[str],
-                 slots: int, truth_bodies: Sequence[str], contacts: bool) -> None:
+                 slots: int, truth_bodies: Sequence[str], contacts: bool,
+                 distances: bool = False) -> None:
         self.slots = slots
+        self.distances = distances
+        # A pad slot's values after `found`: force, [dist,] pos, normal, tangent.
+        width = SLOT_WIDTH + int(distances)
+        self._pad_slot_width = width
+        self._pad_slot_values = np.arange(1, width)
         # Ours come after any sensor of the scene's own and before the frame sensors.
         ours = model.nsensor - 4 * (len(scene.objects) + 2) - (3 * len(pad_bodies) + 1)
         #: Per pad: its contact sensor, its position, its quaternion.
@@ -90,9 +103,9 @@ class SensorLayout:
         for index in range(len(pad_bodies)):
             first = int(model.sensor_adr[ours + 3 * index])
             self.pad_columns.append((
-                slice(first, first + slots * SLOT_WIDTH),
-                slice(first + slots * SLOT_WIDTH, first + slots * SLOT_WIDTH + 3),
-                slice(first + slots * SLOT_WIDTH + 3, first + slots * SLOT_WIDTH + 7)))
+                slice(first, first + slots * width),
+                slice(first + slots * width, first + slots * width + 3),
+                slice(first + slots * width + 3, first + slots * width + 7)))
         base = int(model.sensor_adr[ours + 3 * len(pad_bodies)])
         self.base_columns = slice(base, base + 3)
         self.frame_columns = slice(base + 3, model.nsensordata)
@@ -112,26 +125,28 @@ class SensorLayout:
         """
         slots = self.slots
         width = record.shape[1]
+        slot_width = self._pad_slot_width
         flat = record.reshape(-1)
         counts, starts, found_per_pad = [], [], []
         for contact, _, _ in self.pad_columns:
-            # Slot j's values start at contact.start + 13 j; its first value is `found`.
-            found = record[:, contact.start:contact.stop:SLOT_WIDTH]
+            # Slot j's values start at contact.start + slot_width j; its first is `found`.
+            found = record[:, contact.start:contact.stop:slot_width]
             found_per_pad.append(found[:, 0])
             filled = np.flatnonzero(found > 0.0)  # sample * slots + slot
             counts.append(filled.size)
             # Where each filled slot starts in the flattened record.
-            start = filled * SLOT_WIDTH
-            start += (filled // slots) * (width - slots * SLOT_WIDTH) + contact.start
+            start = filled * slot_width
+            start += (filled // slots) * (width - slots * slot_width) + contact.start
             starts.append(start)
         start = np.concatenate(starts)
         sample = start // width
-        # force (3), pos (3), normal (3), tangent (3) of every touching slot, component by
-        # component (rows): one gather, and the cross product below on contiguous rows.
-        touching = np.take(flat, start + _SLOT_VALUES[:, None])
+        # force (3), [dist,] pos (3), normal (3), tangent (3) of every touching slot, component
+        # by component (rows): one gather, and the cross product below on contiguous rows.
+        touching = np.take(flat, start + self._pad_slot_values[:, None])
+        d = int(self.distances)  # rows after the force move down by the distance's
         # The (3, 3, K) frames: rows normal, tangent and tangent2 = normal x tangent.
         frames = np.empty((3, 3, start.size))
-        frames[:2] = touching[6:12].reshape(2, 3, -1)
+        frames[:2] = touching[6 + d:12 + d].reshape(2, 3, -1)
         normal, tangent, cross = frames
         np.multiply(normal[1], tangent[2], out=cross[0])
         cross[0] -= normal[2] * tangent[1]
@@ -141,8 +156,9 @@ class SensorLayout:
         cross[2] -= normal[1] * tangent[0]
         position = np.stack([record[:, columns] for _, columns, _ in self.pad_columns])
         quaternion = np.stack([record[:, columns] for _, _, columns in self.pad_columns])
-        return (counts, sample, touching[3:6].T, frames.transpose(2, 0, 1), touching[0:3].T,
-                position, quaternion), found_per_pad
+        inputs = (counts, sample, touching[3 + d:6 + d].T, frames.transpose(2, 0, 1),
+                  touching[0:3].T, position, quaternion)
+        return inputs + ((touching[3],) if d else ()), found_per_pad
 
     def frame_arrays(self, record: np.ndarray) -> tuple[np.ndarray, ...]:
         """Return the rows' frame sensors as ``EnergyTracker.update_block`` arrays."""

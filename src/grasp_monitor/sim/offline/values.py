@@ -8,6 +8,7 @@ import math
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.monitor import EventRecord
+from grasp_monitor.core.noise import NoiseConfig
 
 #: A pad touches when the norm of its summed taxel forces reaches this, N (the monitor's).
 CONTACT_FORCE_N = 1e-3
@@ -42,6 +43,8 @@ class PipelineConfig:
             first object), as the monitor node reads ``ground_truth/<object>``.
         contacts: the monitor and metrics read the pads' contacts with the object
             (their ``contacts`` parameter set), not the taxels (an estimate).
+        motor_noise: noise on the servos' feedforward torque, as the simulator
+            node's ``motor_noise_*``.
     """
 
     control_rate_hz: float = 100.0
@@ -55,6 +58,7 @@ class PipelineConfig:
     contact_force_n: float = CONTACT_FORCE_N
     object_body: str = ''
     contacts: bool = True
+    motor_noise: NoiseConfig = NoiseConfig()
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.control_rate_hz) and 0 < self.control_rate_hz <= 10000):

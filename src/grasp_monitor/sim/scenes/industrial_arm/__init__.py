@@ -3,10 +3,11 @@
 A 6-DOF arm with the UR10's published Denavit-Hartenberg kinematics and the
 link masses of REFERENCE.md carries a parallel gripper that holds a cube from
 the start. The arm joints track ``q_des = A sin(w t)`` under the PD gains of
-the benchmark, plus (by default) the inverse-dynamics torque along q_des; the
-fingers squeeze the cube with a constant force. The base is fixed at the world
-origin; no ground plane; gravity -9.8 m/s² along z. The keyframe ``start``
-puts the arm at q_des(0) moving at dq_des(0), the cube carried along.
+the benchmark, plus (by default; docs/deviations.md) the inverse-dynamics
+torque along q_des; the fingers squeeze the cube with a constant force. The
+base is fixed at the world origin; no ground plane; gravity -9.8 m/s² along z.
+The keyframe ``start`` puts the arm at q_des(0) moving at dq_des(0), the cube
+carried along.
 
 Frames: the body of link i carries joint i and, at joint angle 0, coincides
 with DH frame {i-1} (standard DH: ``T = Rz(theta) Tz(d) Tx(a) Rx(alpha)``), so
