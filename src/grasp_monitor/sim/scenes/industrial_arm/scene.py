@@ -6,12 +6,12 @@ import dataclasses
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.sim.scene import Scene, SimSettings
-from grasp_monitor.sim.scenes.parameters import SCENARIO_SETTINGS
 from grasp_monitor.sim.scenes.industrial_arm.drive import ArmDrive, FEEDFORWARDS
 from grasp_monitor.sim.scenes.industrial_arm.mjcf import cube_start, scene_mjcf
 from grasp_monitor.sim.scenes.industrial_arm.models import (
     ARM_BODIES, ArmModel, ArmTrajectory, BENCHMARK_TRAJECTORY, CUBE_BODY, DEFAULT_GRIPPER,
     FINGER_JOINTS, GripperModel, HAND_BODY, JOINTS, UR10)
+from grasp_monitor.sim.scenes.parameters import SCENARIO_SETTINGS
 import mujoco
 
 
