@@ -32,47 +32,40 @@ from grasp_monitor.cli import _cubes  # noqa: E402, I100
 from grasp_monitor.sim.grasp_benchmark import (  # noqa: E402
     BenchmarkCase, CSV_COLUMNS, MUJOCO_DEFAULTS, run_case)
 
-STIFF = {'solref': (0.002, 1.0)}
+from grasp_monitor.sim.grasp_benchmark import PRESETS  # noqa: E402, I100
+
+ELLIPTIC = {'cone': 'elliptic'}
+STIFF = {'solref': (0.002, 1.0)}  # two steps: the stiffest MuJoCo resolves at 1 ms
 HARD = {'solimp': (0.99, 0.9999, 0.001, 0.5, 2.0)}
-HARDER = {'solimp': (0.9999, 0.9999, 0.001, 0.5, 2.0)}
+HARDEST = {'solimp': (0.9999, 0.9999, 0.001, 0.5, 2.0)}  # MuJoCo's highest impedance
 HAND = {'cube_joint': 'hand'}
+STABLE = {**ELLIPTIC, 'impratio': 10.0, **STIFF, **HARDEST}
+assert dataclasses.replace(MUJOCO_DEFAULTS, **STABLE) == PRESETS['stable'].settings
+assert PRESETS['stable'].params['industrial_arm'] == HAND
 #: name -> (settings on top of MuJoCo's defaults at 1 ms, the arm's generator parameters).
 CANDIDATES = {
-    'elliptic noslip10': ({'cone': 'elliptic', 'noslip_iterations': 10}, {}),
-    'elliptic noslip10 stiff': ({'cone': 'elliptic', 'noslip_iterations': 10, **STIFF}, {}),
-    'elliptic stiff': ({'cone': 'elliptic', **STIFF}, {}),
-    'elliptic stiff 5ms': ({'cone': 'elliptic', 'solref': (0.005, 1.0)}, {}),
-    'elliptic stiff impratio10': ({'cone': 'elliptic', 'impratio': 10.0, **STIFF}, {}),
-    'elliptic stiff hard': ({'cone': 'elliptic', **STIFF, **HARD}, {}),
-    'elliptic stiff hard impratio10': (
-        {'cone': 'elliptic', 'impratio': 10.0, **STIFF, **HARD}, {}),
-    'elliptic stiff hard impratio10 hand': (
-        {'cone': 'elliptic', 'impratio': 10.0, **STIFF, **HARD}, HAND),
-    'elliptic stiff hard impratio10 implicitfast hand': (
-        {'cone': 'elliptic', 'impratio': 10.0, 'integrator': 'implicitfast', **STIFF, **HARD},
-        HAND),
-    'elliptic stiff harder impratio10 implicitfast hand': (
-        {'cone': 'elliptic', 'impratio': 10.0, 'integrator': 'implicitfast', **STIFF,
-         **HARDER}, HAND),
-    'elliptic stiff harder impratio10 hand': (
-        {'cone': 'elliptic', 'impratio': 10.0, **STIFF, **HARDER}, HAND),
-    'elliptic stiff harder hand': ({'cone': 'elliptic', **STIFF, **HARDER}, HAND),
-    'elliptic stiff harder impratio100 hand': (
-        {'cone': 'elliptic', 'impratio': 100.0, **STIFF, **HARDER}, HAND),
-    'elliptic stiff impratio10 hand': ({'cone': 'elliptic', 'impratio': 10.0, **STIFF}, HAND),
-    'elliptic stiff impratio100 implicitfast hand': (
-        {'cone': 'elliptic', 'impratio': 100.0, 'integrator': 'implicitfast', **STIFF}, HAND),
-    'elliptic stiff noslip3 implicitfast hand': (
-        {'cone': 'elliptic', 'noslip_iterations': 3, 'integrator': 'implicitfast', **STIFF},
-        HAND),
-    'pyramidal stiff hard impratio10 implicitfast hand': (
-        {'impratio': 10.0, 'integrator': 'implicitfast', **STIFF, **HARD}, HAND),
-    'elliptic stiff hard impratio10 implicitfast CG hand': (
-        {'cone': 'elliptic', 'impratio': 10.0, 'integrator': 'implicitfast', 'solver': 'CG',
-         **STIFF, **HARD}, HAND),
-    'elliptic stiff hard impratio10 implicitfast PGS hand': (
-        {'cone': 'elliptic', 'impratio': 10.0, 'integrator': 'implicitfast', 'solver': 'PGS',
-         **STIFF, **HARD}, HAND),
+    'elliptic, noslip 10 (the best before)': ({**ELLIPTIC, 'noslip_iterations': 10}, {}),
+    'elliptic, noslip 10, solref 2 ms': ({**ELLIPTIC, 'noslip_iterations': 10, **STIFF}, {}),
+    'elliptic, noslip 3, solref 2 ms, hand': (
+        {**ELLIPTIC, 'noslip_iterations': 3, **STIFF}, HAND),
+    'elliptic, solref 2 ms': ({**ELLIPTIC, **STIFF}, {}),
+    'elliptic, solref 5 ms': ({**ELLIPTIC, 'solref': (0.005, 1.0)}, {}),
+    'elliptic, solref 2 ms, impratio 10': ({**ELLIPTIC, 'impratio': 10.0, **STIFF}, {}),
+    'elliptic, solref 2 ms, impratio 10, hand': (
+        {**ELLIPTIC, 'impratio': 10.0, **STIFF}, HAND),
+    'elliptic, solref 2 ms, solimp 0.99-0.9999': ({**ELLIPTIC, **STIFF, **HARD}, {}),
+    'elliptic, solref 2 ms, solimp 0.99-0.9999, impratio 10': (
+        {**ELLIPTIC, 'impratio': 10.0, **STIFF, **HARD}, {}),
+    'elliptic, solref 2 ms, solimp 0.99-0.9999, impratio 10, hand': (
+        {**ELLIPTIC, 'impratio': 10.0, **STIFF, **HARD}, HAND),
+    'stable, free cube': (STABLE, {}),
+    'stable': (STABLE, HAND),
+    'stable, impratio 1': ({**STABLE, 'impratio': 1.0}, HAND),
+    'stable, impratio 100': ({**STABLE, 'impratio': 100.0}, HAND),
+    'stable, implicitfast': ({**STABLE, 'integrator': 'implicitfast'}, HAND),
+    'stable, pyramidal': ({**STABLE, 'cone': 'pyramidal'}, HAND),
+    'stable, CG': ({**STABLE, 'solver': 'CG'}, HAND),
+    'stable, PGS': ({**STABLE, 'solver': 'PGS'}, HAND),
 }
 
 
