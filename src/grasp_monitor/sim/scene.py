@@ -122,12 +122,10 @@ class SimSettings:
 
 def _numbers(name: str, value: object) -> tuple[float, ...]:
     """Return a solver vector as floats: numbers, or MJCF's text of numbers ("0.02 1")."""
-    text = value.replace(',', ' ').split() if isinstance(value, str) else value
+    items = value.replace(',', ' ').split() if isinstance(value, str) else value
     try:
-        if isinstance(text, (str, bytes)) or isinstance(text, numbers.Number):
-            raise TypeError
-        result = tuple(float(v) if not isinstance(v, bool) else math.nan for v in text)
-    except (TypeError, ValueError):
+        result = tuple(math.nan if isinstance(v, bool) else float(v) for v in items)
+    except (TypeError, ValueError):  # not a sequence, or not of numbers
         result = (math.nan,)
     if not all(math.isfinite(v) for v in result):
         raise ConfigError(f'{name} must be numbers, as in MJCF ("0.02 1" or [0.02, 1]), '
