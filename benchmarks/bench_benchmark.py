@@ -52,21 +52,20 @@ import numpy as np  # noqa: E402
 from grasp_monitor.core.energy import EnergyTracker, EnergyTrackerConfig  # noqa: E402, I100
 from grasp_monitor.sim.backend import Simulator  # noqa: E402
 from grasp_monitor.sim.grasp_benchmark import (  # noqa: E402
-    BenchmarkCase, FrameHistory, MUJOCO_DEFAULTS, run_case, steps_per_call)
+    BenchmarkCase, FrameHistory, PRESETS, run_case, settings_text, steps_per_call)
 
-# Settings under which the scenes hold (elliptic cone, noslip): a failed run would stop
-# early and time a falling cube instead of a grasp. 11 cubes fall out after 0.6 s even so:
-# that scene is timed over its first 0.5 s.
-HOLDING = dataclasses.replace(MUJOCO_DEFAULTS, friction=100.0, cone='elliptic',
-                              noslip_iterations=10)
-ARM = dataclasses.replace(MUJOCO_DEFAULTS, cone='elliptic', integrator='implicitfast')
+# The stable preset, under which every scene holds: a failed run would stop early and
+# time a falling cube instead of a grasp.
+HOLDING = dataclasses.replace(PRESETS['stable'].settings, friction=100.0)
+ARM = dataclasses.replace(PRESETS['stable'].settings, friction=1.0)
+ARM_PARAMS = PRESETS['stable'].scene_params('industrial_arm')
 
 
 def cases(seconds: float) -> list[BenchmarkCase]:
-    """Return the timed runs: 1, 3, 8 and 11 cubes, and the arm."""
-    return [BenchmarkCase('multi_block', HOLDING, n_cubes=n,
-                          duration_s=min(seconds, 0.5) if n == 11 else seconds)
-            for n in (1, 3, 8, 11)] + [BenchmarkCase('industrial_arm', ARM, duration_s=seconds)]
+    """Return the timed runs: 1, 3 and 8 to 11 cubes, and the arm."""
+    return [BenchmarkCase('multi_block', HOLDING, n_cubes=n, duration_s=seconds)
+            for n in (1, 3, 8, 9, 10, 11)] + [
+        BenchmarkCase('industrial_arm', ARM, duration_s=seconds, params=ARM_PARAMS)]
 
 
 CLOCK = time.process_time
@@ -210,10 +209,11 @@ def main() -> None:
               f'{parts["evaluate"] * 1e6:.2f} = {total * 1e6:.2f} µs '
               f'({100 * total / scenario:.1f} %) '
               f'| {preempted["scenario"]:.1f}, {preempted["benchmark"]:.1f} |')
-    print(f'\nSettings: {HOLDING.cone} cone, noslip_iterations {HOLDING.noslip_iterations}, '
-          f'μ = {HOLDING.friction:g}, otherwise MuJoCo defaults (1 ms); the arm: elliptic, '
-          f'implicitfast, μ = {ARM.friction:g}. MuJoCo {mujoco.__version__}, numpy '
-          f'{np.__version__}, numba {numba.__version__}, Python {platform.python_version()}, '
+    print(f'\nSettings: the stable preset ({settings_text(HOLDING)}), μ = '
+          f'{HOLDING.friction:g}; the arm: the same, μ = {ARM.friction:g}, '
+          f'{", ".join(f"{k} {v}" for k, v in ARM_PARAMS)}. MuJoCo {mujoco.__version__}, '
+          f'numpy {np.__version__}, numba {numba.__version__}, '
+          f'Python {platform.python_version()}, '
           f'{os.cpu_count()} CPUs; best of {args.repeats} interleaved runs of '
           f'{args.seconds:g} s simulated; '
           f'{time.perf_counter() - wall:.0f} s wall.')

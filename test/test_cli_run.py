@@ -155,7 +155,14 @@ BAD_INPUTS = [
     (['--set', 'frction=2'],
      "--set frction=2: unknown physics setting 'frction' (did you mean 'friction'?); valid "
      'settings: timestep_s, friction, cone, solver, iterations, noslip_iterations, impratio, '
-     'integrator, seed'),
+     'integrator, seed, solref, solimp, tolerance, noslip_tolerance'),
+    (['--set', 'solref=[0.001, 1]'],
+     '--set solref=[0.001, 1]: solref time constant 0.001 s is below 2 physics steps (0.002 s '
+     'at timestep_s 0.001), the stiffest MuJoCo resolves; use at least that'),
+    (['--set', 'solimp=0.9 1.2 0.001'],
+     '--set solimp=0.9 1.2 0.001: solimp must be (dmin, dmax, width m, midpoint, power) with '
+     'dmin and dmax in [0.0001, 0.9999], width > 0, midpoint in (0, 1) and power >= 1 (or the '
+     'first three), got [0.9, 1.2, 0.001]'),
     (['--set', 'iterations=2.5'],
      '--set iterations=2.5: iterations must be an int, got float 2.5'),
     (['--set', 'cone=round'], "--set cone=round: cone 'round' is not one of pyramidal, elliptic"),
@@ -189,6 +196,15 @@ def test_a_bad_flag_is_refused_as_written_with_what_is_valid(args, message, tmp_
     error = capsys.readouterr().err
     assert error.startswith('grasp-monitor: error: ' + message), error
     assert 'Traceback' not in error and not any(tmp_path.iterdir())
+
+
+def test_a_time_constant_is_checked_against_the_step_set_with_it(tmp_path, capsys):
+    from grasp_monitor.cli import main
+    output = tmp_path / 'run.json'
+    # Two steps of 0.5 ms, whichever --set comes first.
+    assert main(['run', 'pick_lift', '--set', 'solref=[0.001, 1]', '--set', 'timestep_s=0.0005',
+                 '--duration', '0.01', '--output', str(output)]) == 0
+    assert 'simulated       0.010 s' in capsys.readouterr().out and output.is_file()
 
 
 def test_a_misspelt_key_in_a_parameter_file_names_the_closest(tmp_path, capsys):

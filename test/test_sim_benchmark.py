@@ -13,8 +13,8 @@ from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.threads import single_threaded_children
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.grasp_benchmark import (
-    BenchmarkCase, CSV_COLUMNS, FrameHistory, MUJOCO_DEFAULTS, run_case, split_frame_sensors,
-    steps_per_call)
+    BenchmarkCase, CSV_COLUMNS, FrameHistory, MUJOCO_DEFAULTS, PRESETS, run_benchmark, run_case,
+    split_frame_sensors, steps_per_call)
 import grasp_monitor.sim.grasp_benchmark.run as benchmark_run
 import mujoco
 import numpy as np
@@ -261,12 +261,121 @@ def test_the_arm_holds_its_cube_for_a_second(tmp_path):
 @pytest.mark.parametrize('argv, message', [
     (['--cubes', '12'], 'n_cubes must be in 1..11, got 12'),
     (['--duration', '0'], 'duration_s must be finite and > 0, got 0.0'),
-    (['--impratio', '0.5'], 'impratio must be >= 1, got 0.5'),
+    (['--impratio', '0.5'], '--impratio 0.5: impratio must be >= 1, got 0.5'),
+    (['--solref', '0.001', '1'], '--solref 0.001 1: solref time constant 0.001 s is below 2 '
+     'physics steps (0.002 s at timestep_s 0.001), the stiffest MuJoCo resolves; use at least '
+     'that'),
+    (['--preset', 'stable', '--solimp', '0.9', '0.95'], '--solimp 0.9 0.95: solimp must be '
+     '(dmin, dmax, width m, midpoint, power) with dmin and dmax in [0.0001, 0.9999], width > '
+     '0, midpoint in (0, 1) and power >= 1 (or the first three), got [0.9, 0.95]'),
+    (['--tolerance', '-1'], '--tolerance -1: tolerance must be in [0, 1), got -1.0'),
 ])
 def test_invalid_options_exit_2_with_the_reason(argv, message, tmp_path, capsys):
     assert main(['benchmark', 'multi-block', *argv, '--output-dir', str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip().endswith(message)
     assert not list(tmp_path.iterdir())
+
+
+def test_an_unknown_preset_is_refused_with_the_valid_ones(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(['benchmark', 'multi-block', '--preset', 'fast'])
+    assert exit_info.value.code == 2
+    assert "argument --preset: invalid choice: 'fast' (choose from 'benchmark', 'mujoco', " \
+        "'stable')" in capsys.readouterr().err
+
+
+def model_of(case):
+    return mujoco.MjModel.from_xml_string(case.build_scene(sensors=False).mjcf)
+
+
+def grasp_geom_settings(model, names):
+    ids = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name) for name in names]
+    return model.geom_solref[ids].tolist(), model.geom_solimp[ids].tolist()
+
+
+def test_each_preset_sets_what_it_says_in_the_compiled_scenes():
+    arm_geoms, block_geoms = ('finger_left', 'cube'), ('gripper_left', 'cube_0')
+    mujoco_imp = [0.9, 0.95, 0.001, 0.5, 2.0]
+    expected = {  # preset: cone, impratio, arm's cube joint, arm solref, blocks' solref
+        'benchmark': ('pyramidal', 1.0, mujoco.mjtJoint.mjJNT_FREE, [0.002, 1.0], [0.02, 1.0],
+                      mujoco_imp),
+        'mujoco': ('pyramidal', 1.0, mujoco.mjtJoint.mjJNT_FREE, [0.02, 1.0], [0.02, 1.0],
+                   mujoco_imp),
+        'stable': ('elliptic', 10.0, mujoco.mjtJoint.mjJNT_SLIDE, [0.002, 1.0], [0.002, 1.0],
+                   [0.9999, 0.9999, 0.001, 0.5, 2.0]),
+    }
+    for name, (cone, impratio, joint, arm_solref, block_solref, solimp) in expected.items():
+        preset = PRESETS[name]
+        arm = model_of(BenchmarkCase('industrial_arm', preset.settings,
+                                     params=preset.scene_params('industrial_arm')))
+        blocks = model_of(BenchmarkCase('multi_block', dataclasses.replace(
+            preset.settings, friction=100.0), params=preset.scene_params('multi_block')))
+        for model in (arm, blocks):
+            assert model.opt.timestep == 0.001, name
+            assert model.opt.cone == getattr(mujoco.mjtCone, f'mjCONE_{cone.upper()}'), name
+            assert model.opt.impratio == impratio and model.opt.noslip_iterations == 0, name
+            assert model.opt.integrator == mujoco.mjtIntegrator.mjINT_EULER, name
+            assert (model.opt.tolerance, model.opt.noslip_tolerance) == (1e-8, 1e-6), name
+        cube = mujoco.mj_name2id(arm, mujoco.mjtObj.mjOBJ_BODY, 'cube')
+        assert arm.jnt_type[arm.body_jntadr[cube]] == joint, name
+        assert grasp_geom_settings(arm, arm_geoms) == ([arm_solref] * 2, [solimp] * 2), name
+        assert grasp_geom_settings(blocks, block_geoms) == ([block_solref] * 2,
+                                                            [solimp] * 2), name
+
+
+def test_the_command_takes_the_presets_settings_and_an_option_over_them(tmp_path):
+    def row(*argv):
+        output = tmp_path / '_'.join(argv)
+        assert main(['benchmark', 'industrial-arm', *argv, '--duration', '0.05', '--jobs', '1',
+                     '--quiet', '--output-dir', str(output)]) == 0
+        [row] = read_csv(output / 'industrial_arm.csv')
+        return {key: row[key] for key in ('cone', 'impratio', 'integrator', 'noslip_iterations',
+                                          'solref', 'solimp', 'params')}
+
+    assert row() == row('--preset', 'benchmark') == {
+        'cone': 'pyramidal', 'impratio': '1.0', 'integrator': 'Euler', 'noslip_iterations': '0',
+        'solref': '', 'solimp': '', 'params': ''}
+    assert row('--preset', 'mujoco') == {
+        'cone': 'pyramidal', 'impratio': '1.0', 'integrator': 'Euler', 'noslip_iterations': '0',
+        'solref': '0.02 1', 'solimp': '0.9 0.95 0.001 0.5 2', 'params': ''}
+    assert row('--preset', 'stable') == {
+        'cone': 'elliptic', 'impratio': '10.0', 'integrator': 'Euler', 'noslip_iterations': '0',
+        'solref': '0.002 1', 'solimp': '0.9999 0.9999 0.001 0.5 2', 'params': 'cube_joint=hand'}
+    assert row('--preset', 'stable', '--impratio', '1', '--solref', '0.004', '1',
+               '--cube-joint', 'free') == {
+        'cone': 'elliptic', 'impratio': '1.0', 'integrator': 'Euler', 'noslip_iterations': '0',
+        'solref': '0.004 1', 'solimp': '0.9999 0.9999 0.001 0.5 2', 'params': 'cube_joint=free'}
+
+
+def test_the_stable_preset_holds_eleven_cubes_where_the_default_drops_them():
+    default, stable = (
+        run_case(BenchmarkCase('multi_block', dataclasses.replace(PRESETS[name].settings,
+                                                                  friction=100.0),
+                               n_cubes=11, duration_s=2.0))
+        for name in ('benchmark', 'stable'))
+    assert default.failed and default.termination_time_s < 1.0
+    assert stable.result == 'held' and stable.termination_time_s == 2.0
+    assert stable.peak_energy_j < 100.0 and stable.final_energy_j < 1.0
+
+
+def test_a_rerun_gives_identical_energies_in_this_process_and_in_workers():
+    # Every step its own series interval: the series holds every step's energy.
+    cases = [BenchmarkCase(scenario, dataclasses.replace(PRESETS['stable'].settings,
+                                                         friction=friction),
+                           n_cubes=n, duration_s=0.3, series_interval_s=0.001,
+                           params=PRESETS['stable'].scene_params(scenario))
+             for scenario, friction, n in (('multi_block', 100.0, 11),
+                                           ('industrial_arm', 1.0, 1))]
+    first = [run_case(case) for case in cases]
+    again = [run_case(case) for case in cases]
+    in_workers = run_benchmark(cases, jobs=2, progress=False)
+    for runs in (again, in_workers):
+        for run, reference in zip(runs, first, strict=True):
+            assert run.steps == reference.steps == 300
+            assert run.series_energy_j.size == 300 and run.series_energy_j.max() > 0.0
+            np.testing.assert_array_equal(run.series_energy_j, reference.series_energy_j)
+            assert (run.peak_energy_j, run.final_energy_j) == (
+                reference.peak_energy_j, reference.final_energy_j)
 
 
 def test_cube_ranges_and_lists_parse():

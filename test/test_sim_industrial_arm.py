@@ -6,6 +6,7 @@ import math
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import servo_torque
 from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.grasp_benchmark import PRESETS
 from grasp_monitor.sim.scene import SimSettings
 from grasp_monitor.sim.scenes import build_scene
 from grasp_monitor.sim.scenes.industrial_arm import (
@@ -189,6 +190,72 @@ def test_friction_and_contact_settings_reach_the_finger_and_cube_geoms():
     assert arm_geoms and all(model.geom_contype[g] == 0 for g in arm_geoms)
 
 
+def test_contact_softness_settings_reach_the_grasp_geoms_and_the_limits_keep_two_steps():
+    model, _ = start(make_industrial_arm(SimSettings(solref=(0.005, 0.8),
+                                                     solimp=(0.99, 0.999, 0.002))))
+    for name in ('finger_left', 'finger_right', 'cube'):
+        geom = geom_id(model, name)
+        assert model.geom_solref[geom].tolist() == [0.005, 0.8]
+        assert model.geom_solimp[geom].tolist() == [0.99, 0.999, 0.002, 0.5, 2.0]
+    fingers = ids(model, mujoco.mjtObj.mjOBJ_JOINT, ('finger_left', 'finger_right'))
+    assert model.jnt_solref[fingers].tolist() == [[0.002, 1.0]] * 2
+
+
+def test_a_cube_in_hand_coordinates_starts_as_the_free_cube_does():
+    free_model, free = start(make_industrial_arm())
+    hand_model, hand = start(make_industrial_arm(cube_joint='hand'))
+    cube = body_id(free_model, 'cube')
+    assert body_id(hand_model, 'cube') == cube
+    # the same six degrees of freedom, now below the hand: three slides and a ball
+    assert hand_model.body_parentid[cube] == body_id(hand_model, 'hand')
+    joints = range(hand_model.body_jntadr[cube], hand_model.body_jntadr[cube] + 4)
+    assert [hand_model.jnt_type[j] for j in joints] == [mujoco.mjtJoint.mjJNT_SLIDE] * 3 + [
+        mujoco.mjtJoint.mjJNT_BALL]
+    assert hand_model.nv == free_model.nv == 14
+    np.testing.assert_allclose(hand.xpos[cube], free.xpos[cube], atol=1e-12)
+    assert abs(hand.xquat[cube] @ free.xquat[cube]) == pytest.approx(1.0, abs=1e-12)
+    velocities = np.zeros((2, 6))
+    for row, (model, data) in enumerate(((free_model, free), (hand_model, hand))):
+        mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, cube, velocities[row], 0)
+    np.testing.assert_allclose(velocities[1], velocities[0], atol=1e-12)
+    assert touching(hand_model, hand) == touching(free_model, free)
+    # MuJoCo skips a body's contacts with its parent: the palm's come back as a pair,
+    # mixed as MuJoCo mixes the free cube's (the larger friction, the mean softness).
+    assert hand_model.npair == 1
+    assert {hand_model.geom(hand_model.pair_geom1[0]).name,
+            hand_model.geom(hand_model.pair_geom2[0]).name} == {'hand', 'cube'}
+    assert hand_model.pair_solref[0].tolist() == pytest.approx([0.011, 1.0])
+    assert hand_model.pair_friction[0][:2].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize('cube_joint', ['free', 'hand'])
+def test_in_the_hands_coordinates_the_cube_does_not_slide_along_the_pads(cube_joint):
+    # The stable preset's contacts and friction; only the cube's coordinates differ.
+    settings = dataclasses.asdict(PRESETS['stable'].settings) | {'friction': 1.0}
+    sim = Simulator(build_scene('industrial_arm', settings, cube_joint=cube_joint),
+                    command_timeout_s=0)
+    cube, hand = body_id(sim.model, 'cube'), body_id(sim.model, 'hand')
+
+    def along_the_pads_m():
+        """Return the cube's centre along the hand's x and z (across and along the pads)."""
+        x, _, z = sim.data.xmat[hand].reshape(3, 3).T @ (sim.data.xpos[cube] - sim.data.xpos[hand])
+        return np.array([x, z])
+
+    positions = []
+    for _ in range(4):
+        for _ in range(1000):
+            assert sim.step(1)
+        positions.append(along_the_pads_m())
+    slide_m = np.abs(positions[-1] - positions[0]).max()
+    if cube_joint == 'free':
+        # A free joint integrates the cube's centre along the tangent of the hand's curved
+        # path: an error of order dt per step that friction, a velocity constraint, never
+        # takes back (a quarter as much at a quarter of the step).
+        assert slide_m > 1e-3
+    else:
+        assert slide_m < 1e-5
+
+
 def test_drive_tracks_the_benchmark_sinusoids_and_squeezes():
     scene = make_industrial_arm(feedforward='none')
     command = scene.drive(math.pi / 4)
@@ -286,6 +353,8 @@ def test_the_backend_runs_it_from_the_start_keyframe():
     (lambda: make_industrial_arm(feedforward='pd'),
      "feedforward 'pd' is not one of none, gravity, inverse_dynamics"),
     (lambda: make_industrial_arm(cube_mass_kg=0.0), 'cube_mass_kg must be > 0, got 0.0'),
+    (lambda: make_industrial_arm(cube_joint='world'),
+     "cube_joint 'world' is not one of free, hand"),
     (lambda: make_industrial_arm(arm='UR10'), 'arm must be of type ArmModel, got str'),
     (lambda: GripperModel(finger_stroke_m=-0.014), 'finger_stroke_m must be > 0, got -0.014'),
     (lambda: GripperModel(palm_clearance_m=0.07),

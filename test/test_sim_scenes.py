@@ -44,6 +44,53 @@ def test_multi_block_geometry_matches_the_benchmark(n):
     assert all(no_ground)
 
 
+@pytest.mark.parametrize('name, params, grasp_geoms', [
+    ('multi_block', {'n_cubes': 2}, ('cube_0', 'cube_1', 'gripper_left', 'gripper_right')),
+    ('pick_lift', {}, ('object', 'finger_left_pad', 'finger_right_pad', 'table')),
+])
+def test_contact_softness_reaches_the_grasp_geoms_and_defaults_to_mujocos(
+        name, params, grasp_geoms):
+    def geoms(settings):
+        model = mujoco.MjModel.from_xml_string(build_scene(name, settings, **params).mjcf)
+        ids = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, g) for g in grasp_geoms]
+        return model.geom_solref[ids].tolist(), model.geom_solimp[ids].tolist()
+
+    # the scene's own softness: MuJoCo's default
+    assert geoms({}) == ([[0.02, 1.0]] * 4, [[0.9, 0.95, 0.001, 0.5, 2.0]] * 4)
+    # MJCF's text or numbers; three solimp values take MuJoCo's midpoint and power
+    assert geoms({'solref': '0.004 0.7', 'solimp': [0.99, 0.999, 0.002]}) == (
+        [[0.004, 0.7]] * 4, [[0.99, 0.999, 0.002, 0.5, 2.0]] * 4)
+    model = mujoco.MjModel.from_xml_string(build_scene(
+        name, {'tolerance': 1e-6, 'noslip_tolerance': 1e-4}, **params).mjcf)
+    assert (model.opt.tolerance, model.opt.noslip_tolerance) == (1e-6, 1e-4)
+
+
+@pytest.mark.parametrize('settings, message', [
+    ({'solref': (0.001, 1.0)},
+     r'^solref time constant 0\.001 s is below 2 physics steps \(0\.002 s at timestep_s 0\.001\)'
+     r', the stiffest MuJoCo resolves; use at least that$'),
+    ({'solref': (0.02,)}, r'^solref must be \(time constant s > 0, damping ratio > 0\), or '
+     r'\(-stiffness < 0, -damping <= 0\), got \[0\.02\]$'),
+    ({'solref': (0.02, -1.0)}, r'^solref must be .*, got \[0\.02, -1\.0\]$'),
+    ({'solref': 'stiff'},
+     r'^solref must be numbers, as in MJCF \("0\.02 1" or \[0\.02, 1\]\), got str \'stiff\'$'),
+    ({'solimp': (0.9, 1.0, 0.001)}, r'^solimp must be \(dmin, dmax, width m, midpoint, power\) '
+     r'with dmin and dmax in \[0\.0001, 0\.9999\], width > 0, midpoint in \(0, 1\) and '
+     r'power >= 1 \(or the first three\), got \[0\.9, 1\.0, 0\.001\]$'),
+    ({'solimp': (0.9, 0.95, 0.001, 0.5)},
+     r'^solimp must be .*, got \[0\.9, 0\.95, 0\.001, 0\.5\]$'),
+    ({'tolerance': -1e-9}, r'^tolerance must be in \[0, 1\), got -1e-09$'),
+])
+def test_bad_contact_settings_say_what_is_valid(settings, message):
+    with pytest.raises(ConfigError, match=message):
+        build_scene('multi_block', settings)
+
+
+def test_a_time_constant_of_two_steps_is_accepted_at_any_step():
+    scene = build_scene('multi_block', {'timestep_s': 0.0005, 'solref': (0.001, 1.0)})
+    assert 'solref="0.001 1.0"' in scene.mjcf
+
+
 def test_pick_lift_names_and_start_state():
     scene = build_scene('pick_lift')
     sim = Simulator(scene)

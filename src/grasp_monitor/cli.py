@@ -27,14 +27,15 @@ def _setting(text: str) -> tuple[str, Any]:
 
 def _check_inputs(scenario: str, args: argparse.Namespace) -> None:
     """Refuse a bad --set or --param, naming it as the user wrote it."""
-    from grasp_monitor.sim.scenes import check_params, check_settings
-    for flag, items, check in (('--set', args.set, check_settings),
-                               ('--param', args.param, lambda p: check_params(scenario, p))):
-        for key, value in items:
-            try:
-                check({key: value})
-            except ConfigError as error:
-                raise ConfigError(f'{flag} {key}={_written(value)}: {error}') from None
+    from grasp_monitor.sim.scene import SimSettings
+    from grasp_monitor.sim.scenes import apply_settings, check_params
+    apply_settings(SimSettings(), {key: (f'--set {key}={_written(value)}', value)
+                                   for key, value in args.set})
+    for key, value in args.param:
+        try:
+            check_params(scenario, {key: value})
+        except ConfigError as error:
+            raise ConfigError(f'--param {key}={_written(value)}: {error}') from None
 
 
 def _written(value: Any) -> str:
@@ -107,40 +108,69 @@ def _cubes(text: str) -> list[int]:
     return counts
 
 
+#: The benchmark command's physics options: option, SimSettings field, argparse keywords.
+_BENCHMARK_OPTIONS = (
+    ('--timestep', 'timestep_s', {'type': float, 'help': 'physics step, s'}),
+    ('--cone', 'cone', {'choices': CONES, 'help': 'friction cone'}),
+    ('--solver', 'solver', {'choices': SOLVERS, 'help': 'constraint solver'}),
+    ('--iterations', 'iterations', {'type': int, 'help': 'solver iterations'}),
+    ('--tolerance', 'tolerance', {'type': float, 'help': "the solver's tolerance"}),
+    ('--noslip-iterations', 'noslip_iterations', {'type': int,
+                                                  'help': 'noslip iterations (0 = off)'}),
+    ('--noslip-tolerance', 'noslip_tolerance', {'type': float,
+                                                'help': "the noslip solver's tolerance"}),
+    ('--impratio', 'impratio', {'type': float,
+                                'help': 'frictional to normal impedance ratio, >= 1'}),
+    ('--integrator', 'integrator', {'choices': INTEGRATORS, 'help': 'integrator'}),
+    ('--solref', 'solref', {'type': float, 'nargs': 2, 'metavar': ('TIMECONST', 'DAMPRATIO'),
+                            'help': "the grasp contacts' softness, as MJCF's solref"}),
+    ('--solimp', 'solimp', {'type': float, 'nargs': '+', 'metavar': 'X',
+                            'help': "the grasp contacts' impedance, as MJCF's solimp: dmin "
+                            'dmax width [midpoint power]'}),
+)
+
+
 def _cmd_benchmark(args: argparse.Namespace) -> int:
     import shlex
     import time
 
     from grasp_monitor.sim import grasp_benchmark as benchmark
-    from grasp_monitor.sim.scene import SimSettings
-    settings = SimSettings(
-        timestep_s=args.timestep, cone=args.cone, solver=args.solver,
-        iterations=args.iterations, noslip_iterations=args.noslip_iterations,
-        impratio=args.impratio, integrator=args.integrator)
-    case = {'duration_s': args.duration}
+    given = {field: (_as_written(flag, getattr(args, field)), getattr(args, field))
+             for flag, field, _ in _BENCHMARK_OPTIONS if getattr(args, field) is not None}
+    settings = benchmark.preset_settings(args.preset, given)
+    name = benchmark.SCENARIOS[args.scenario]
+    params = dict(benchmark.PRESETS[args.preset].scene_params(name))
+    if getattr(args, 'cube_joint', None) is not None:
+        params['cube_joint'] = args.cube_joint
+    case = {'duration_s': args.duration, 'params': tuple(params.items())}
     if args.scenario == 'multi-block':
         cubes = list(dict.fromkeys(n for group in args.cubes for n in group))
         cases = benchmark.multi_block_cases(cubes, args.friction, settings, **case)
     else:
         cases = benchmark.industrial_arm_cases(args.friction, settings, **case)
     jobs = args.jobs or benchmark.available_cores()
+    text = benchmark.settings_text(settings, case['params'])
     print(f'{len(cases)} runs of {args.duration:g} s on {min(jobs, len(cases))} processes; '
-          f'{benchmark.settings_text(settings)}', file=sys.stderr)
+          f'preset {args.preset}: {text}', file=sys.stderr)
     start = time.perf_counter()
     runs = benchmark.run_benchmark(cases, jobs, progress=not args.quiet)
     wall_s = time.perf_counter() - start
-    name = benchmark.SCENARIOS[args.scenario]
     output = Path(args.output_dir)
     command = shlex.join(['grasp-monitor', 'benchmark', *args.argv])
     files = [
         benchmark.write_csv(runs, output / f'{name}.csv'),
         benchmark.write_markdown(runs, output / f'{name}.md', command, wall_s),
-        benchmark.plot_energy(runs, output / f'{name}.png', title=(
-            f'{name}, {benchmark.settings_text(settings)}')),
+        benchmark.plot_energy(runs, output / f'{name}.png',
+                              title=f'{name}, preset {args.preset}: {text}'),
     ]
     print(benchmark.markdown_table(runs))
     print(f'wall time {wall_s:.1f} s; wrote {", ".join(str(f) for f in files)}')
     return 0
+
+
+def _as_written(flag: str, value: Any) -> str:
+    return ' '.join([flag, *(f'{v:g}' if isinstance(v, float) else str(v) for v in (
+        value if isinstance(value, list) else [value]))])
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -273,9 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
         'benchmark', help='run the physics-engine grasp benchmark (energy metric) on MuJoCo',
         description='Simulate the benchmark scenarios, score every step with the energy '
         'metric, stop a run when it fails (above 1e7 J), and write a CSV, a Markdown table '
-        "and a PNG plot. Solver options default to MuJoCo's own defaults, with the "
-        "benchmark's 1 ms step.")
+        'and a PNG plot. Physics settings come from --preset (default benchmark: the '
+        "benchmark's 1 ms step, MuJoCo's defaults for what it leaves open); an option "
+        "given overrides the preset's value (docs/benchmark.md).")
     scenarios = benchmark.add_subparsers(dest='scenario', required=True)
+    from grasp_monitor.sim.grasp_benchmark.presets import DEFAULT_PRESET, PRESETS
+    preset_help = '; '.join(f'{p.name}: {p.summary}' for p in PRESETS.values())
     for scenario, frictions, text in (
             ('multi-block', [100.0, 1e8], 'n cubes squeezed in a row between two blocks'),
             ('industrial-arm', [1.0], 'a UR10-like arm swinging a cube in its gripper')):
@@ -290,13 +323,17 @@ def build_parser() -> argparse.ArgumentParser:
                          help='simulated seconds per run (default 100)')
         sub.add_argument('--jobs', type=int, default=0,
                          help='worker processes (default: the available cores)')
-        sub.add_argument('--cone', default='pyramidal', choices=CONES)
-        sub.add_argument('--iterations', type=int, default=100)
-        sub.add_argument('--noslip-iterations', type=int, default=0)
-        sub.add_argument('--impratio', type=float, default=1.0)
-        sub.add_argument('--timestep', type=float, default=0.001, help='s (default 0.001)')
-        sub.add_argument('--solver', default='Newton', choices=SOLVERS)
-        sub.add_argument('--integrator', default='Euler', choices=INTEGRATORS)
+        sub.add_argument('--preset', default=DEFAULT_PRESET, choices=tuple(PRESETS),
+                         help=f'physics settings (default {DEFAULT_PRESET}): {preset_help}')
+        for flag, field, keywords in _BENCHMARK_OPTIONS:
+            keywords = dict(keywords)
+            keywords['help'] = (keywords.get('help', '') + " (default: the preset's)").strip()
+            sub.add_argument(flag, dest=field, **keywords)
+        if scenario == 'industrial-arm':
+            from grasp_monitor.sim.scenes.parameters import SCENARIO_SETTINGS
+            [joint] = [s for s in SCENARIO_SETTINGS['industrial_arm'] if s.name == 'cube_joint']
+            sub.add_argument('--cube-joint', choices=joint.choices,
+                             help=f"{joint.description} (default: the preset's)")
         sub.add_argument('--output-dir', default='results/benchmark',
                          help='where the CSV, Markdown and PNG go (default results/benchmark)')
         sub.add_argument('--quiet', action='store_true', help='no progress on standard error')

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+import math
 import numbers
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import ServoCommand
 import numpy as np
 
 CONES = ('pyramidal', 'elliptic')
+#: MuJoCo's own defaults of the solver settings SimSettings adds to MJCF.
+MUJOCO_SOLREF = (0.02, 1.0)
+MUJOCO_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
+MUJOCO_TOLERANCE = 1e-8
+MUJOCO_NOSLIP_TOLERANCE = 1e-6
+#: The impedance MuJoCo clamps solimp's dmin and dmax to.
+MIN_IMPEDANCE, MAX_IMPEDANCE = 0.0001, 0.9999
 SOLVERS = ('PGS', 'CG', 'Newton')
 INTEGRATORS = ('Euler', 'implicit', 'implicitfast', 'RK4')
 _KINDS = {int: 'an int', float: 'a number', str: 'a string'}
@@ -30,6 +38,12 @@ class SimSettings:
         impratio: ratio of frictional to normal impedance (>= 1).
         integrator: MuJoCo integrator name.
         seed: seed of every random choice a scenario makes.
+        solref: softness of the grasp contacts, as MJCF's ``solref``: (time
+            constant s, damping ratio), or (-stiffness, -damping); () = the scene's own.
+        solimp: impedance of the grasp contacts, as MJCF's ``solimp``: (dmin,
+            dmax, width m, midpoint, power); () = the scene's own.
+        tolerance: the solver's early-termination tolerance.
+        noslip_tolerance: the noslip solver's early-termination tolerance.
     """
 
     timestep_s: float = 0.001
@@ -41,10 +55,17 @@ class SimSettings:
     impratio: float = 1.0
     integrator: str = 'implicitfast'
     seed: int = 0
+    solref: tuple[float, ...] = ()
+    solimp: tuple[float, ...] = ()
+    tolerance: float = MUJOCO_TOLERANCE
+    noslip_tolerance: float = MUJOCO_NOSLIP_TOLERANCE
 
     def __post_init__(self) -> None:
         for item in fields(self):
             value, kind = getattr(self, item.name), type(item.default)
+            if kind is tuple:
+                object.__setattr__(self, item.name, _numbers(item.name, value))
+                continue
             if kind is str:
                 ok = isinstance(value, str)
             else:
@@ -69,15 +90,74 @@ class SimSettings:
             raise ConfigError('iterations must be >= 1 and noslip_iterations >= 0')
         if not self.impratio >= 1:
             raise ConfigError(f'impratio must be >= 1, got {self.impratio}')
+        for name in ('tolerance', 'noslip_tolerance'):
+            if not 0 <= getattr(self, name) < 1:
+                raise ConfigError(f'{name} must be in [0, 1), got {getattr(self, name)}')
+        if self.solref:
+            _check_solref(self.solref, self.timestep_s)
+        if self.solimp:
+            object.__setattr__(self, 'solimp', _check_solimp(self.solimp))
 
     def option_xml(self, gravity: str = '0 0 -9.8') -> str:
         """Return the MJCF ``<option>`` element for these settings."""
         return (
             f'<option timestep="{self.timestep_s!r}" gravity="{gravity}" cone="{self.cone}"'
             f' solver="{self.solver}" iterations="{self.iterations}"'
-            f' noslip_iterations="{self.noslip_iterations}" impratio="{self.impratio!r}"'
+            f' tolerance="{self.tolerance!r}" noslip_iterations="{self.noslip_iterations}"'
+            f' noslip_tolerance="{self.noslip_tolerance!r}" impratio="{self.impratio!r}"'
             f' integrator="{self.integrator}"/>'
         )
+
+    def contact_xml(self, solref: Sequence[float] = (), solimp: Sequence[float] = ()) -> str:
+        """Return the ``solref`` and ``solimp`` attributes of a grasp contact's geom.
+
+        These settings' own, else the scene's defaults ``solref`` and ``solimp``;
+        an attribute neither sets is left out (MuJoCo's default).
+        """
+        attributes = (('solref', self.solref or tuple(solref)),
+                      ('solimp', self.solimp or tuple(solimp)))
+        return ''.join(f' {name}="{" ".join(repr(float(v)) for v in value)}"'
+                       for name, value in attributes if value)
+
+
+def _numbers(name: str, value: object) -> tuple[float, ...]:
+    """Return a solver vector as floats: numbers, or MJCF's text of numbers ("0.02 1")."""
+    items = value.replace(',', ' ').split() if isinstance(value, str) else value
+    try:
+        result = tuple(math.nan if isinstance(v, bool) else float(v) for v in items)
+    except (TypeError, ValueError):  # not a sequence, or not of numbers
+        result = (math.nan,)
+    if not all(math.isfinite(v) for v in result):
+        raise ConfigError(f'{name} must be numbers, as in MJCF ("0.02 1" or [0.02, 1]), '
+                          f'got {type(value).__name__} {value!r}')
+    return result
+
+
+def _check_solref(solref: tuple[float, ...], timestep_s: float) -> None:
+    if len(solref) != 2 or not (
+            (solref[0] > 0 and solref[1] > 0) or (solref[0] < 0 and solref[1] <= 0)):
+        raise ConfigError(
+            f'solref must be (time constant s > 0, damping ratio > 0), or (-stiffness < 0, '
+            f'-damping <= 0), got {list(solref)}')
+    if 0 < solref[0] < 2 * timestep_s:
+        # MuJoCo would raise it to two steps without a word.
+        raise ConfigError(
+            f'solref time constant {solref[0]!r} s is below 2 physics steps '
+            f'({2 * timestep_s!r} s at timestep_s {timestep_s!r}), the stiffest MuJoCo '
+            'resolves; use at least that')
+
+
+def _check_solimp(given: tuple[float, ...]) -> tuple[float, ...]:
+    # MJCF's short form takes MuJoCo's midpoint and power.
+    solimp = given + MUJOCO_SOLIMP[3:] if len(given) == 3 else given
+    dmin, dmax, width, midpoint, power = solimp if len(solimp) == 5 else (math.nan,) * 5
+    if not (MIN_IMPEDANCE <= dmin <= MAX_IMPEDANCE and MIN_IMPEDANCE <= dmax <= MAX_IMPEDANCE
+            and width > 0 and 0 < midpoint < 1 and power >= 1):
+        raise ConfigError(
+            f'solimp must be (dmin, dmax, width m, midpoint, power) with dmin and dmax in '
+            f'[{MIN_IMPEDANCE}, {MAX_IMPEDANCE}], width > 0, midpoint in (0, 1) and '
+            f'power >= 1 (or the first three), got {list(given)}')
+    return solimp
 
 
 #: A drive gives the command a scenario applies by itself at time t (s), if any.

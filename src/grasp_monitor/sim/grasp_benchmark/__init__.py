@@ -3,7 +3,7 @@
 Named so that it is not confused with the speed benchmarks in benchmarks/. ``cases``: the
 runs; ``run``: one run, scored every step; ``history``: the frame sensors' samples;
 ``pool``: many runs in worker processes; ``progress``: their progress bar; ``report``:
-CSV and Markdown; ``plots``: the metric over time.
+CSV and Markdown; ``plots``: the metric over time; ``presets``: named settings.
 """
 
 from grasp_monitor.sim.frame_sensors import split_frame_sensors, with_frame_sensors
@@ -14,6 +14,8 @@ from grasp_monitor.sim.grasp_benchmark.cases import (
 from grasp_monitor.sim.grasp_benchmark.history import FrameHistory
 from grasp_monitor.sim.grasp_benchmark.plots import plot_energy
 from grasp_monitor.sim.grasp_benchmark.pool import available_cores, run_benchmark
+from grasp_monitor.sim.grasp_benchmark.presets import (
+    DEFAULT_PRESET, Preset, preset, preset_settings, PRESETS)
 from grasp_monitor.sim.grasp_benchmark.progress import TextProgress
 from grasp_monitor.sim.grasp_benchmark.report import (
     markdown_table, settings_text, write_csv, write_markdown,
@@ -24,8 +26,9 @@ from grasp_monitor.sim.grasp_benchmark.run import (
 
 __all__ = [
     'available_cores', 'BenchmarkCase', 'BenchmarkRun', 'CSV_COLUMNS', 'DEFAULT_CUBES',
-    'DEFAULT_FRICTIONS', 'FrameHistory', 'industrial_arm_cases', 'markdown_table',
-    'multi_block_cases', 'MUJOCO_DEFAULTS', 'plot_energy', 'run_benchmark', 'run_case',
-    'SCENARIOS', 'settings_text', 'split_frame_sensors', 'steps_per_call', 'TextProgress',
+    'DEFAULT_FRICTIONS', 'DEFAULT_PRESET', 'FrameHistory', 'industrial_arm_cases',
+    'markdown_table', 'multi_block_cases', 'MUJOCO_DEFAULTS', 'plot_energy', 'preset',
+    'preset_settings', 'Preset', 'PRESETS', 'run_benchmark', 'run_case', 'SCENARIOS',
+    'settings_text', 'split_frame_sensors', 'steps_per_call', 'TextProgress',
     'with_frame_sensors', 'write_csv', 'write_markdown',
 ]

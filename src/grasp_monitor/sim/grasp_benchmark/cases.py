@@ -11,7 +11,7 @@ from grasp_monitor.core.energy import DEFAULT_THRESHOLD_J
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.sim.frame_sensors import with_frame_sensors
 from grasp_monitor.sim.scene import Scene, SimSettings
-from grasp_monitor.sim.scenes import build_scene
+from grasp_monitor.sim.scenes import build_scene, check_params
 
 #: The benchmark's scenarios, as the command names them.
 SCENARIOS = {'multi-block': 'multi_block', 'industrial-arm': 'industrial_arm'}
@@ -39,6 +39,8 @@ class BenchmarkCase:
             1 s blocks cost 1 to 2 % more of a 1-cube step, from the fixed cost
             of each evaluation).
         series_interval_s: interval of the energy time series, s.
+        params: the scene's generator parameters beyond the benchmark's (e.g.
+            the arm's ``cube_joint``), as (name, value) pairs.
     """
 
     scenario: str
@@ -48,6 +50,7 @@ class BenchmarkCase:
     threshold_j: float = DEFAULT_THRESHOLD_J
     block_s: float = 2.0
     series_interval_s: float = 0.01
+    params: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         valid = tuple(SCENARIOS.values())
@@ -63,6 +66,12 @@ class BenchmarkCase:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigError(f'{name} must be finite and > 0, got {value!r}')
+        params = dict(self.params)
+        for name in ('n_cubes', 'duration_s'):
+            if name in params:
+                raise ConfigError(f'{name} is a field of the run, not one of its params')
+        object.__setattr__(self, 'params',
+                           tuple(check_params(self.scenario, params).items()))
 
     @property
     def label(self) -> str:
@@ -88,7 +97,7 @@ class BenchmarkCase:
         The sensors keep a block of samples each (``block_steps``), which MuJoCo
         records at every step.
         """
-        params: dict[str, Any] = {'duration_s': self.duration_s}
+        params: dict[str, Any] = {'duration_s': self.duration_s, **dict(self.params)}
         if self.scenario == 'multi_block':
             params['n_cubes'] = self.n_cubes
         scene = build_scene(self.scenario, dataclasses.asdict(self.settings), **params)

@@ -48,8 +48,8 @@ class TextProgress:
         if run.diverged:
             when = f'diverged at {run.termination_time_s:.3f} s'
         line = (f'[{self.finished}/{self.runs}] {run.case.scenario} {run.case.label}: {when},'
-                f' peak {run.peak_energy_j:.3g} J, {run.wall_time_s:.1f} s wall'
-                f' (real-time factor {run.real_time_factor:.1f})')
+                f' peak {run.peak_energy_j:.3g} J, final {run.final_energy_j:.3g} J,'
+                f' {run.cpu_time_s:.1f} s CPU (real-time factor {run.real_time_factor:.1f})')
         self._clear()
         print(line, file=self.stream, flush=True)
         if self._tty:

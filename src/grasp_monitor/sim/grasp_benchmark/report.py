@@ -7,10 +7,10 @@ import dataclasses
 import math
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from grasp_monitor.sim.grasp_benchmark.run import BenchmarkRun, CSV_COLUMNS
-from grasp_monitor.sim.scene import SimSettings
+from grasp_monitor.sim.scene import MUJOCO_NOSLIP_TOLERANCE, MUJOCO_TOLERANCE, SimSettings
 
 
 def write_csv(runs: Sequence[BenchmarkRun], path: str | os.PathLike[str]) -> Path:
@@ -29,25 +29,37 @@ def _energy(value: float) -> str:
     return 'NaN' if math.isnan(value) else f'{value:.3g}'
 
 
-def settings_text(settings: SimSettings) -> str:
-    """Return the solver settings of a run as one line (friction excluded)."""
-    return (f'cone {settings.cone}, solver {settings.solver}, iterations '
+def settings_text(settings: SimSettings, params: Sequence[tuple[str, Any]] = ()) -> str:
+    """Return the solver settings of a run and its scene parameters as one line.
+
+    Friction excluded; solver options at MuJoCo's defaults are left out.
+    """
+    def vector(values: tuple[float, ...]) -> str:
+        return ' '.join(f'{v:g}' for v in values) if values else "the scene's own"
+
+    text = (f'cone {settings.cone}, solver {settings.solver}, iterations '
             f'{settings.iterations}, noslip_iterations {settings.noslip_iterations}, '
             f'impratio {settings.impratio:g}, timestep {settings.timestep_s * 1e3:g} ms, '
-            f'integrator {settings.integrator}')
+            f'integrator {settings.integrator}, solref {vector(settings.solref)}, '
+            f'solimp {vector(settings.solimp)}')
+    for name, default in (('tolerance', MUJOCO_TOLERANCE),
+                          ('noslip_tolerance', MUJOCO_NOSLIP_TOLERANCE)):
+        if getattr(settings, name) != default:
+            text += f', {name} {getattr(settings, name):g}'
+    return text + ''.join(f', {key} {value}' for key, value in params)
 
 
 def markdown_table(runs: Sequence[BenchmarkRun]) -> str:
     """Return the runs as a Markdown table, one row per run."""
     lines = ['| scenario | cubes | μ | result | time to termination (s) | peak energy (J) '
-             '| final energy (J) | wall time (s) | real-time factor |',
+             '| final energy (J) | CPU time (s) | real-time factor |',
              '|---|---|---|---|---|---|---|---|---|']
     for run in runs:
         case = run.case
         lines.append(
             f'| {case.scenario} | {case.n_cubes} | {case.settings.friction:g} | {run.result} '
             f'| {run.termination_time_s:.3f} | {_energy(run.peak_energy_j)} '
-            f'| {_energy(run.final_energy_j)} | {run.wall_time_s:.1f} '
+            f'| {_energy(run.final_energy_j)} | {run.cpu_time_s:.2f} '
             f'| {run.real_time_factor:.1f} |')
     return '\n'.join(lines) + '\n'
 
@@ -58,13 +70,14 @@ def write_markdown(runs: Sequence[BenchmarkRun], path: str | os.PathLike[str],
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [f'# Grasp benchmark: {", ".join(sorted({r.case.scenario for r in runs}))}', '']
-    for settings in dict.fromkeys(dataclasses.replace(r.case.settings, friction=1.0)
-                                  for r in runs):
-        lines.append(f'Settings: {settings_text(settings)}.')
+    for settings, params in dict.fromkeys(
+            (dataclasses.replace(r.case.settings, friction=1.0), r.case.params) for r in runs):
+        lines.append(f'Settings: {settings_text(settings, params)}.')
     if runs:
         case = runs[0].case
         lines.append(f'Duration {case.duration_s:g} s; the metric fails above '
-                     f'{case.threshold_j:g} J; MuJoCo {runs[0].mujoco_version}.')
+                     f'{case.threshold_j:g} J; MuJoCo {runs[0].mujoco_version}; real-time '
+                     'factor = simulated s per CPU s of the run.')
     if command:
         lines.append(f'Command: `{command}`')
     if wall_time_s is not None:

@@ -25,9 +25,10 @@ How a run is measured (choices the reference leaves open):
   one step at a time from a saved state, copying each step's sensor values.
 * Reported per run: time to termination (the failure time, or the duration),
   peak and final metric (max over objects; final = at the last step of the
-  trial), wall time of the stepping and tracking loop and its real-time
-  factor, and the metric every ``series_interval_s`` (10 ms: the max over
-  objects and over the steps of each interval) for plots.
+  trial), wall and CPU time of the stepping and tracking loop, its real-time
+  factor (simulated seconds per CPU second, which other jobs on the machine
+  do not inflate), and the metric every ``series_interval_s`` (10 ms: the max
+  over objects and over the steps of each interval) for plots.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class BenchmarkRun:
         peak_time_s: its time, s.
         final_energy_j: metric (max over objects) at the last step of the trial, J.
         wall_time_s: wall time of stepping and tracking, s.
+        cpu_time_s: CPU time of this process over the same, s.
         series_time_s: (M,) start of each series interval, s.
         series_energy_j: (M,) highest metric over objects and over the interval, J.
         mujoco_version: the engine's version.
@@ -76,6 +78,7 @@ class BenchmarkRun:
     peak_time_s: float
     final_energy_j: float
     wall_time_s: float
+    cpu_time_s: float
     series_time_s: np.ndarray
     series_energy_j: np.ndarray
     mujoco_version: str = mujoco.__version__
@@ -87,8 +90,8 @@ class BenchmarkRun:
 
     @property
     def real_time_factor(self) -> float:
-        """Simulated seconds per wall second."""
-        return self.simulated_time_s / self.wall_time_s if self.wall_time_s > 0 else math.inf
+        """Simulated seconds per CPU second."""
+        return self.simulated_time_s / self.cpu_time_s if self.cpu_time_s > 0 else math.inf
 
     @property
     def result(self) -> str:
@@ -103,12 +106,16 @@ class BenchmarkRun:
             'friction': settings.friction, 'cone': settings.cone, 'solver': settings.solver,
             'iterations': settings.iterations, 'noslip_iterations': settings.noslip_iterations,
             'impratio': settings.impratio, 'timestep_s': settings.timestep_s,
-            'integrator': settings.integrator, 'duration_s': self.case.duration_s,
+            'integrator': settings.integrator, 'solref': _numbers(settings.solref),
+            'solimp': _numbers(settings.solimp), 'tolerance': settings.tolerance,
+            'noslip_tolerance': settings.noslip_tolerance,
+            'params': ' '.join(f'{key}={value}' for key, value in self.case.params),
+            'duration_s': self.case.duration_s,
             'threshold_j': self.case.threshold_j, 'result': self.result,
             'time_to_termination_s': round(self.termination_time_s, 9),
             'peak_energy_j': self.peak_energy_j, 'peak_time_s': round(self.peak_time_s, 9),
             'final_energy_j': self.final_energy_j, 'steps': self.steps,
-            'wall_time_s': round(self.wall_time_s, 3),
+            'wall_time_s': round(self.wall_time_s, 3), 'cpu_time_s': round(self.cpu_time_s, 3),
             'real_time_factor': round(self.real_time_factor, 2),
             'mujoco_version': self.mujoco_version,
         }
@@ -116,9 +123,15 @@ class BenchmarkRun:
 
 CSV_COLUMNS = (
     'scenario', 'n_cubes', 'friction', 'cone', 'solver', 'iterations', 'noslip_iterations',
-    'impratio', 'timestep_s', 'integrator', 'duration_s', 'threshold_j', 'result',
+    'impratio', 'timestep_s', 'integrator', 'solref', 'solimp', 'tolerance',
+    'noslip_tolerance', 'params', 'duration_s', 'threshold_j', 'result',
     'time_to_termination_s', 'peak_energy_j', 'peak_time_s', 'final_energy_j', 'steps',
-    'wall_time_s', 'real_time_factor', 'mujoco_version')
+    'wall_time_s', 'cpu_time_s', 'real_time_factor', 'mujoco_version')
+
+
+def _numbers(values: tuple[float, ...]) -> str:
+    """Return a solver vector as MJCF writes it; '' for the scene's own."""
+    return ' '.join(f'{v:g}' for v in values)
 
 
 def run_case(case: BenchmarkCase,
@@ -130,8 +143,8 @@ def run_case(case: BenchmarkCase,
         case: the run.
         progress: called after every evaluated block with the simulated
             seconds it covered.
-        clock: the clock of ``wall_time_s`` (``time.process_time`` measures
-            CPU time, which other jobs on the machine do not inflate).
+        clock: the clock of ``wall_time_s``; ``cpu_time_s`` is always
+            ``time.process_time``.
 
     Returns:
         What the run measured.
@@ -162,7 +175,7 @@ def run_case(case: BenchmarkCase,
     termination_s = total_steps * dt
     done = 0
     compile_block_scoring()  # before the clock: the first block would wait for it
-    start = clock()
+    start, start_cpu = clock(), time.process_time()
     while done < total_steps and not failed:
         count = min(block, total_steps - done)
         good, replayed = _step_until_diverged(sim, count, per_call, frames.width)
@@ -203,13 +216,13 @@ def run_case(case: BenchmarkCase,
             progress(count * dt)
         if stopped:
             break
-    wall_s = clock() - start
+    wall_s, cpu_s = clock() - start, time.process_time() - start_cpu
     steps = done + int(stopped)  # the step that diverged counts
     return BenchmarkRun(
         case=case, steps=steps, failed=failed, diverged=diverged,
         termination_time_s=termination_s,
         peak_energy_j=peak_j if math.isfinite(peak_j) else math.nan,
-        peak_time_s=peak_time_s, final_energy_j=final_j, wall_time_s=wall_s,
+        peak_time_s=peak_time_s, final_energy_j=final_j, wall_time_s=wall_s, cpu_time_s=cpu_s,
         series_time_s=np.concatenate(series_time) if series_time else np.zeros(0),
         series_energy_j=np.concatenate(series_energy) if series_energy else np.zeros(0))
 

@@ -57,13 +57,38 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     Raises:
         ConfigError: an unknown name (with the closest valid one) or a bad value.
     """
+    _check_names(settings)
+    checked = dataclasses.replace(SimSettings(), **dict(settings))
+    return {key: getattr(checked, key) for key in settings}
+
+
+def apply_settings(settings: SimSettings, given: Mapping[str, tuple[str, Any]]) -> SimSettings:
+    """Return ``settings`` with the ``given`` ones on top, each checked in turn.
+
+    Args:
+        settings: where to start.
+        given: SimSettings field -> (the input as the user wrote it, its value).
+
+    Raises:
+        ConfigError: an unknown name or a bad value, naming the input as written.
+    """
+    # The step first: solref's bound depends on it.
+    for key in sorted(given, key=lambda key: key != 'timestep_s'):
+        written, value = given[key]
+        try:
+            _check_names({key: value})
+            settings = dataclasses.replace(settings, **{key: value})
+        except ConfigError as error:
+            raise ConfigError(f'{written}: {error}') from None
+    return settings
+
+
+def _check_names(settings: Mapping[str, Any]) -> None:
     valid = [f.name for f in dataclasses.fields(SimSettings)]
     for key in settings:
         if key not in valid:
             raise ConfigError(f'unknown physics setting {key!r}{_closest(key, valid)}; valid '
                               f'settings: {", ".join(valid)}')
-    checked = dataclasses.replace(SimSettings(), **dict(settings))
-    return {key: getattr(checked, key) for key in settings}
 
 
 def check_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -60,14 +60,15 @@ def make_multi_block(
     gripper_y_m = half_row_m + gripper_half[1]
     travel_m = 0.5 * n_cubes * cube_size_m
     mu = settings.friction
-    friction = vec((mu, 0.005, 0.0001))
+    # The scene's own softness is MuJoCo's default.
+    contact = f'friction="{vec((mu, 0.005, 0.0001))}"{settings.contact_xml()}'
     cubes = []
     for i in range(n_cubes):
         y = -half_row_m + (i + 0.5) * cube_size_m
         cubes.append(
             f'<body name="cube_{i}" pos="{vec((0, y, height_m))}"><freejoint/>'
             f'<geom name="cube_{i}" type="box" size="{vec([cube_size_m / 2] * 3)}"'
-            f' mass="{cube_mass_kg!r}" friction="{friction}" rgba="0.85 0.55 0.2 1"/></body>')
+            f' mass="{cube_mass_kg!r}" {contact} rgba="0.85 0.55 0.2 1"/></body>')
     grippers = []
     # Each joint axis points inward, so a positive force squeezes.
     for side, sign in (('left', 1.0), ('right', -1.0)):
@@ -76,7 +77,7 @@ def make_multi_block(
             f'<joint name="gripper_{side}" type="slide" axis="{vec((0, -sign, 0))}"'
             f' limited="true" range="{vec((-travel_m, travel_m))}"/>'
             f'<geom name="gripper_{side}" type="box" size="{vec(gripper_half)}"'
-            f' mass="{gripper_mass_kg!r}" friction="{friction}" rgba="0.3 0.4 0.8 1"/>'
+            f' mass="{gripper_mass_kg!r}" {contact} rgba="0.3 0.4 0.8 1"/>'
             f'</body>')
     joints = ('gripper_left', 'gripper_right')
     mjcf = (

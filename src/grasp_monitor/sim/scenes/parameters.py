@@ -16,6 +16,9 @@ SCENARIO_SETTINGS = {
     'industrial_arm': (
         Setting('feedforward', 'inverse_dynamics', 'industrial_arm: arm torque feedforward.',
                 choices=('none', 'gravity', 'inverse_dynamics'), read_only=True),
+        Setting('cube_joint', 'free', "industrial_arm: the cube's six degrees of freedom: a "
+                "free joint in the world, or joints in the hand's frame.",
+                choices=('free', 'hand'), read_only=True),
     ),
 }
 #: Their names, by scenario.

@@ -63,7 +63,8 @@ def make_pick_lift(
     open_y_m = half + finger_gap_m + pad_half[1]
     # Closed fingers stop with their pads 2 mm apart: touching pads would read as a grasp.
     close_limit_m = open_y_m - pad_half[1] - 0.001
-    friction = vec((settings.friction, 0.005, 0.0001))
+    # The scene's own softness is MuJoCo's default.
+    contact = f'friction="{vec((settings.friction, 0.005, 0.0001))}"{settings.contact_xml()}'
     object_geom = {
         'box': f'type="box" size="{vec((half, half, half))}"',
         'cylinder': f'type="cylinder" size="{vec((half, half))}"',
@@ -77,7 +78,7 @@ def make_pick_lift(
         f' size="{vec((pad_half[0], pad_half[1], 0.02))}" mass="{finger_mass_kg / 2!r}"'
         ' contype="0" conaffinity="0" rgba="0.5 0.5 0.55 1"/>'
         f'<geom name="finger_{side}_pad" type="box" size="{vec(pad_half)}"'
-        f' mass="{finger_mass_kg / 2!r}" friction="{friction}" rgba="0.2 0.6 0.3 1"/>'
+        f' mass="{finger_mass_kg / 2!r}" {contact} rgba="0.2 0.6 0.3 1"/>'
         '</body>'
         for side, sign in (('left', 1.0), ('right', -1.0)))
     palm_z_m = pad_half[2] + 0.04
@@ -85,7 +86,7 @@ def make_pick_lift(
         f'<mujoco model="pick_lift">{settings.option_xml()}'
         '<worldbody><light pos="0 0 3" dir="0 0 -1"/>'
         f'<body name="table" pos="{vec((0, 0, table_height_m - 0.02))}">'
-        f'<geom name="table" type="box" size="0.3 0.3 0.02" friction="{friction}"'
+        f'<geom name="table" type="box" size="0.3 0.3 0.02" {contact}'
         ' rgba="0.6 0.5 0.4 1"/></body>'
         f'<body name="base" pos="{vec((0, 0, grasp_z_m))}">'
         '<body name="palm" pos="0 0 0">'
@@ -97,7 +98,7 @@ def make_pick_lift(
         + fingers +
         '</body></body>'
         f'<body name="object" pos="{vec((0, 0, grasp_z_m))}"><freejoint/>'
-        f'<geom name="object" {object_geom} mass="{object_mass_kg!r}" friction="{friction}"'
+        f'<geom name="object" {object_geom} mass="{object_mass_kg!r}" {contact}'
         ' rgba="0.85 0.55 0.2 1"/></body>'
         '</worldbody><actuator>'
         + ''.join(servo_actuator(j) for j in ('lift', 'finger_left', 'finger_right')) +

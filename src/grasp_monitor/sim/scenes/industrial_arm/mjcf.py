@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import math
 
 from grasp_monitor.sim.mjcf import vec
-from grasp_monitor.sim.scene import SimSettings
+from grasp_monitor.sim.scene import MUJOCO_SOLIMP, MUJOCO_SOLREF, SimSettings
 from grasp_monitor.sim.scenes.industrial_arm.models import (
     ARM_BODIES, ARM_JOINTS, ArmModel, CUBE_BODY, FINGER_JOINTS, GripperModel, HAND_BODY,
     START_KEYFRAME)
@@ -81,11 +81,12 @@ def _arm_link(arm: ArmModel, index: int, joint: str) -> tuple[str, np.ndarray]:
 
 
 def _gripper_xml(gripper: GripperModel, placement: str, cube_half_m: float, cube_xml: str,
-                 contact: str, solref: str, rigid: bool) -> str:
-    """Return the hand body with its fingers (and, when ``rigid``, the cube inside it).
+                 contact: str, solref: str, rigid: bool, cube_in_hand: bool) -> str:
+    """Return the hand body with its fingers (and the cube inside it, if so told).
 
     ``contact`` holds the finger geoms' contact attributes, ``solref`` the
-    finger limits' reference.
+    finger limits' reference. The cube is in the hand when ``rigid`` (welded)
+    or ``cube_in_hand`` (its six joints in the hand's frame, ``cube_xml`` holding them).
     """
     hand = np.asarray(gripper.hand_size_m)
     finger_half = 0.5 * np.asarray(gripper.finger_size_m)
@@ -106,7 +107,7 @@ def _gripper_xml(gripper: GripperModel, placement: str, cube_half_m: float, cube
                 f'<geom name="{joint}" type="box" size="{vec(finger_half)}"'
                 f' mass="{gripper.finger_mass_kg!r}" {contact}'
                 f' rgba="{_FINGER_RGBA}"/></body>')
-    if rigid:
+    if rigid or cube_in_hand:
         cube_z_m = palm_top_m + gripper.palm_clearance_m + cube_half_m
         xml += f'<body name="{CUBE_BODY}" pos="{vec((0, 0, cube_z_m))}">{cube_xml}</body>'
     return xml + '</body>'
@@ -124,22 +125,32 @@ class CubeStart:
 
 def scene_mjcf(settings: SimSettings, arm: ArmModel, gripper: GripperModel,
                cube_size_m: float, cube_mass_kg: float,
-               start: tuple[np.ndarray, np.ndarray, CubeStart] | None) -> str:
+               start: tuple[np.ndarray, np.ndarray, CubeStart] | None,
+               cube_joint: str = 'free') -> str:
     """Return the MJCF of the scene.
 
     Without ``start`` the model is rigid (fingers and cube welded to the hand,
     arm actuators only): the copy the drive's inverse dynamics and the start
     state are computed on. With ``start`` = (q0 (6,) rad, dq0 (6,) rad/s, cube
-    start) the cube is free and a keyframe ``start`` holds the start state.
+    start) the cube moves freely and a keyframe ``start`` holds the start state:
+    on a free joint in the world (``cube_joint`` 'free'), or on three slides and
+    a ball joint in the hand's frame ('hand'), starting where the hand holds it.
     """
     rigid = start is None
+    cube_in_hand = not rigid and cube_joint == 'hand'
     # MuJoCo's default contact time constant (0.02 s) lets 100 N push a finger
     # centimetres into a 0.1 kg cube; the stiffest the step resolves is 2 steps.
-    solref = vec((_CONTACT_TIMECONST_STEPS * settings.timestep_s, 1.0))
-    contact = f'friction="{vec((settings.friction, 0.005, 0.0001))}" solref="{solref}"'
+    limit_solref = (_CONTACT_TIMECONST_STEPS * settings.timestep_s, 1.0)
+    solref = vec(limit_solref)
+    contact = (f'friction="{vec((settings.friction, 0.005, 0.0001))}"'
+               + settings.contact_xml(solref=limit_solref))
     cube_half_m = 0.5 * cube_size_m
     cube_geom = (f'<geom name="{CUBE_BODY}" type="box" size="{vec([cube_half_m] * 3)}"'
                  f' mass="{cube_mass_kg!r}" {contact} rgba="{_CUBE_RGBA}"/>')
+    cube_in_hand_xml = ''.join(
+        f'<joint name="{CUBE_BODY}_{axis}" type="slide" axis="{direction}"/>'
+        for axis, direction in (('x', '1 0 0'), ('y', '0 1 0'), ('z', '0 0 1'))
+    ) + f'<joint name="{CUBE_BODY}_rotation" type="ball"/>' + cube_geom
     base_inertia = _cylinder_inertia(
         arm.link_masses_kg[0], arm.link_radius_m, np.array([0.0, 0.0, 1.0]), arm.base_height_m)
     base_pos = np.array([0.0, 0.0, -0.5 * arm.base_height_m])
@@ -159,27 +170,34 @@ def scene_mjcf(settings: SimSettings, arm: ArmModel, gripper: GripperModel,
         offset, twist = next_offset, arm.alpha_rad[index - 1]
     # The hand sits on the flange, DH frame {6}.
     body += _gripper_xml(gripper, f'pos="{vec(offset)}" quat="{vec(_quat_about_x(twist))}"',
-                         cube_half_m, cube_geom, contact, solref, rigid)
+                         cube_half_m, cube_in_hand_xml if cube_in_hand else cube_geom,
+                         contact, solref, rigid, cube_in_hand)
     actuators = ''.join(
         f'<motor name="{joint}" joint="{joint}" gear="1" ctrllimited="true"'
         f' ctrlrange="{vec((-limit, limit))}"/>'
         for joint, limit in zip(ARM_JOINTS, arm.maximum_torque_nm))
-    cube = keyframe = ''
+    cube = keyframe = palm_pair = ''
     if start is not None:
         q0, dq0, cube_start = start
-        # A free body must hang from the world: it starts where the hand holds it.
-        cube = (f'<body name="{CUBE_BODY}" pos="{vec(cube_start.position_in_world)}"'
-                f' quat="{vec(cube_start.quaternion_in_world)}">'
-                f'<freejoint name="{CUBE_BODY}"/>{cube_geom}</body>')
+        if cube_in_hand:  # at rest in the hand: joints at zero, carried along
+            cube_qpos, cube_qvel = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), np.zeros(6)
+            palm_pair = _palm_pair(settings, limit_solref)
+        else:
+            # A free body must hang from the world: it starts where the hand holds it.
+            cube = (f'<body name="{CUBE_BODY}" pos="{vec(cube_start.position_in_world)}"'
+                    f' quat="{vec(cube_start.quaternion_in_world)}">'
+                    f'<freejoint name="{CUBE_BODY}"/>{cube_geom}</body>')
+            cube_qpos = np.concatenate([cube_start.position_in_world,
+                                        cube_start.quaternion_in_world])
+            cube_qvel = np.concatenate([cube_start.linear_velocity_in_world,
+                                        cube_start.angular_velocity_in_cube])
         actuators += ''.join(
             f'<motor name="{joint}" joint="{joint}" gear="1" ctrllimited="true"'
             f' ctrlrange="{vec((-gripper.grip_force_n, gripper.grip_force_n))}"/>'
             for joint in FINGER_JOINTS)
         # qpos order: arm, fingers, cube (the order of the bodies above).
-        qpos = np.concatenate([q0, [0.0, 0.0], cube_start.position_in_world,
-                               cube_start.quaternion_in_world])
-        qvel = np.concatenate([dq0, [0.0, 0.0], cube_start.linear_velocity_in_world,
-                               cube_start.angular_velocity_in_cube])
+        qpos = np.concatenate([q0, [0.0, 0.0], cube_qpos])
+        qvel = np.concatenate([dq0, [0.0, 0.0], cube_qvel])
         keyframe = (f'<keyframe><key name="{START_KEYFRAME}" qpos="{vec(qpos)}"'
                     f' qvel="{vec(qvel)}"/></keyframe>')
     return (
@@ -187,7 +205,22 @@ def scene_mjcf(settings: SimSettings, arm: ArmModel, gripper: GripperModel,
         f'<compiler angle="radian"/>{settings.option_xml()}'
         '<worldbody><light pos="0 0 3" dir="0 0 -1"/>'
         + body + closing + cube +
-        f'</worldbody><actuator>{actuators}</actuator>{keyframe}</mujoco>')
+        f'</worldbody>{palm_pair}<actuator>{actuators}</actuator>{keyframe}</mujoco>')
+
+
+def _palm_pair(settings: SimSettings, cube_solref: tuple[float, float]) -> str:
+    """Return the palm-cube contact of a cube in the hand, as it is for a free cube.
+
+    MuJoCo skips contacts between a body and its parent; this explicit pair has
+    the parameters MuJoCo mixes for the two geoms (the palm's are MuJoCo's
+    defaults): the larger friction, the mean solref and solimp.
+    """
+    mu = max(1.0, settings.friction)
+    solref = np.mean([settings.solref or cube_solref, MUJOCO_SOLREF], axis=0)
+    solimp = np.mean([settings.solimp or MUJOCO_SOLIMP, MUJOCO_SOLIMP], axis=0)
+    return (f'<contact><pair geom1="{HAND_BODY}" geom2="{CUBE_BODY}" condim="3"'
+            f' friction="{vec((mu, mu, 0.005, 0.0001, 0.0001))}" solref="{vec(solref)}"'
+            f' solimp="{vec(solimp)}"/></contact>')
 
 
 def cube_start(rigid_model: mujoco.MjModel, q0: np.ndarray, dq0: np.ndarray) -> CubeStart:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
 
 from grasp_monitor.core.errors import ConfigError
@@ -125,26 +125,35 @@ class ArmTrajectory:
     frequency_rad_s: tuple[float, ...]
     kp_nm_per_rad: tuple[float, ...]
     kd_nm_s_per_rad: tuple[float, ...]
+    # The two as arrays, made once: a drive evaluates them at every 1 ms step.
+    _amplitude: np.ndarray = field(init=False, repr=False, compare=False)
+    _frequency: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ('amplitude_rad', 'frequency_rad_s', 'kp_nm_per_rad', 'kd_nm_s_per_rad'):
             object.__setattr__(self, name, _numbers(getattr(self, name), name))
         for name in ('frequency_rad_s', 'kp_nm_per_rad', 'kd_nm_s_per_rad'):
             _non_negative(getattr(self, name), name)
+        object.__setattr__(self, '_amplitude', np.array(self.amplitude_rad))
+        object.__setattr__(self, '_frequency', np.array(self.frequency_rad_s))
+
+    def state(self, time_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return q_des (rad), dq_des/dt (rad/s) and d²q_des/dt² (rad/s²) at ``time_s``; (6,)."""
+        amplitude, w = self._amplitude, self._frequency
+        sine = np.sin(w * time_s)
+        return amplitude * sine, amplitude * w * np.cos(w * time_s), -amplitude * w * w * sine
 
     def position_rad(self, time_s: float) -> np.ndarray:
         """Return q_des (6,) at ``time_s``, rad."""
-        return np.asarray(self.amplitude_rad) * np.sin(np.asarray(self.frequency_rad_s) * time_s)
+        return self.state(time_s)[0]
 
     def velocity_rad_s(self, time_s: float) -> np.ndarray:
         """Return dq_des/dt (6,) at ``time_s``, rad/s."""
-        w = np.asarray(self.frequency_rad_s)
-        return np.asarray(self.amplitude_rad) * w * np.cos(w * time_s)
+        return self.state(time_s)[1]
 
     def acceleration_rad_s2(self, time_s: float) -> np.ndarray:
         """Return d²q_des/dt² (6,) at ``time_s``, rad/s²."""
-        w = np.asarray(self.frequency_rad_s)
-        return -np.asarray(self.amplitude_rad) * w * w * np.sin(w * time_s)
+        return self.state(time_s)[2]
 
 
 #: The benchmark's table (REFERENCE.md section 4).

@@ -11,11 +11,15 @@ from grasp_monitor.sim.scenes.industrial_arm.mjcf import cube_start, scene_mjcf
 from grasp_monitor.sim.scenes.industrial_arm.models import (
     ARM_BODIES, ArmModel, ArmTrajectory, BENCHMARK_TRAJECTORY, CUBE_BODY, DEFAULT_GRIPPER,
     FINGER_JOINTS, GripperModel, HAND_BODY, JOINTS, UR10)
+from grasp_monitor.sim.scenes.parameters import SCENARIO_SETTINGS
 import mujoco
 
 
 #: The benchmark's physics step; friction and solver as every scenario's defaults.
 DEFAULT_SETTINGS = SimSettings()
+#: How the cube's six degrees of freedom are expressed (``make_industrial_arm``).
+CUBE_JOINTS = next(setting.choices for setting in SCENARIO_SETTINGS['industrial_arm']
+                   if setting.name == 'cube_joint')
 
 
 def make_industrial_arm(
@@ -26,6 +30,7 @@ def make_industrial_arm(
     cube_size_m: float = 0.05,
     cube_mass_kg: float = 0.1,
     feedforward: str = 'inverse_dynamics',
+    cube_joint: str = 'free',
     duration_s: float = 100.0,
 ) -> Scene:
     """Generate the scene.
@@ -38,6 +43,11 @@ def make_industrial_arm(
         cube_size_m: cube edge, m.
         cube_mass_kg: cube mass, kg.
         feedforward: what the arm joints add to the PD law, one of FEEDFORWARDS.
+        cube_joint: the cube's coordinates, one of CUBE_JOINTS: 'free' (a free
+            joint in the world) or 'hand' (three slides and a ball joint in the
+            hand's frame: the same six degrees of freedom, integrated relative to
+            the hand, so the step's error on the hand's curved path does not add
+            up to a slide across the fingers).
         duration_s: trial length, s.
 
     Raises:
@@ -55,6 +65,8 @@ def make_industrial_arm(
     if feedforward not in FEEDFORWARDS:
         raise ConfigError(
             f'feedforward {feedforward!r} is not one of {", ".join(FEEDFORWARDS)}')
+    if cube_joint not in CUBE_JOINTS:
+        raise ConfigError(f'cube_joint {cube_joint!r} is not one of {", ".join(CUBE_JOINTS)}')
     rigid_model = mujoco.MjModel.from_xml_string(
         scene_mjcf(settings, arm, gripper, cube_size_m, cube_mass_kg, start=None))
     # The welded fingers touch the welded cube; those contacts must not enter the torques.
@@ -65,7 +77,7 @@ def make_industrial_arm(
     drive = ArmDrive(trajectory, arm, gripper, feedforward, rigid_model)
     return Scene(
         name='industrial_arm',
-        mjcf=scene_mjcf(settings, arm, gripper, cube_size_m, cube_mass_kg, start),
+        mjcf=scene_mjcf(settings, arm, gripper, cube_size_m, cube_mass_kg, start, cube_joint),
         settings=settings,
         joints=JOINTS,
         kp=trajectory.kp_nm_per_rad + (gripper.finger_kp_n_per_m,) * 2,
@@ -79,7 +91,8 @@ def make_industrial_arm(
         duration_s=duration_s,
         drive=drive,
         metadata={'arm': 'UR10' if arm == UR10 else 'custom', 'feedforward': feedforward,
-                  'cube_size_m': cube_size_m, 'cube_mass_kg': cube_mass_kg,
+                  'cube_joint': cube_joint, 'cube_size_m': cube_size_m,
+                  'cube_mass_kg': cube_mass_kg,
                   'grip_force_n': gripper.grip_force_n,
                   'settings': dataclasses.asdict(settings)},
     )
