@@ -7,12 +7,14 @@ agree to 1e-6.
 """
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
 import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
 import pytest
 from test_cli_run import run_cli
+import yaml
 from test_graph_demo import run_demo
 
 pytestmark = pytest.mark.graph
@@ -67,6 +69,27 @@ def test_a_monitored_scene_of_set_length_is_the_offline_trial(tmp_path, scenario
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
     assert trial(summary['events']) == trial(expected['events'])
     assert trial(summary['events'])[-1] == ('trial_end', 3.0)
+    for name, value in expected['criteria'].items():
+        assert summary['criteria'][name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
+    assert summary['reward'] == pytest.approx(expected['reward'], rel=RTOL)
+
+
+def test_pick_lift_at_the_servos_rate_is_the_offline_trial(tmp_path):
+    # 1 kHz joint states and commands, 500 Hz tactile: lockstep holds at the servos' rate
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / 'config' /
+                             'pick_lift.yaml').read_text())
+    config['mujoco_sim']['ros__parameters']['publish_rate'] = 1000.0
+    config['tactile_sensor']['ros__parameters']['publish_rate'] = 500.0
+    params = tmp_path / 'pick_lift_1khz.yaml'
+    params.write_text(yaml.safe_dump(config))
+    offline = run_cli('pick_lift', '--params-file', params, '--output-dir', tmp_path / 'run')
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    expected = json.loads((tmp_path / 'run' / 'latest' / 'run.json').read_text())
+    process, summary = run_demo(tmp_path / 'demo', '--params-file', str(params))
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
+    assert trial(summary['events']) == trial(expected['events'])
+    assert [kind for kind, _ in trial(summary['events'])] == [
+        'trial_start', 'contact', 'grasp', 'stop_external_force', 'trial_end']
     for name, value in expected['criteria'].items():
         assert summary['criteria'][name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
     assert summary['reward'] == pytest.approx(expected['reward'], rel=RTOL)

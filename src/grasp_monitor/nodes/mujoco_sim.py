@@ -12,7 +12,7 @@ from grasp_monitor.nodes.conversions import serialized
 from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
-from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, servo_options, SETTINGS
+from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, scene_settings, servo_options
 from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.qos import (
     LATCHED_QOS, sensor_qos, SERVICE_QOS, TF_QOS, TF_STATIC_QOS, VERDICTS_QOS)
@@ -100,9 +100,7 @@ class MujocoSimNode(Node):
         super().__init__('mujoco_sim', **kwargs)
         p = declare(self, PARAMETERS)
         self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
-        settings = {key: p[name] for name, key in SETTINGS.items() if p[name]}
-        settings['noslip_iterations'] = p['physics.noslip_iterations']
-        scene = build_scene(p['scenario'], settings,
+        scene = build_scene(p['scenario'], scene_settings(p),
                             **{k: p[k] for k in SCENARIO_PARAMETERS[p['scenario']]})
         self.sim = Simulator(scene, **servo_options(p))
         self.force_test = ExternalForceTest(

@@ -30,6 +30,15 @@ PARAMETERS = COMMON + (
     Setting('physics.noslip_iterations', 0, 'Noslip iterations.', 0, 10000, read_only=True),
     Setting('physics.impratio', 0.0, 'Frictional/normal impedance ratio (0 = default).',
             0.0, 1000.0, read_only=True),
+    Setting('physics.solref', '', 'Softness of the grasp contacts, as MJCF solref: "time '
+            'constant damping ratio", e.g. "0.002 1" ("" = scenario default).',
+            read_only=True),
+    Setting('physics.solimp', '', 'Impedance of the grasp contacts, as MJCF solimp: "dmin '
+            'dmax width midpoint power" ("" = scenario default).', read_only=True),
+    Setting('physics.tolerance', 0.0, "Solver's early-termination tolerance (0 = MuJoCo's).",
+            0.0, 1.0, read_only=True),
+    Setting('physics.noslip_tolerance', 0.0, "Noslip solver's tolerance (0 = MuJoCo's).",
+            0.0, 1.0, read_only=True),
     Setting('force_test.profile', 'sine', 'External force test: +z sine or random direction.',
             choices=('sine', 'random'), read_only=True),
     Setting('force_test.amplitude_per_kg', 100.0, 'Force amplitude per kg of object, N/kg.',
@@ -81,7 +90,10 @@ PARAMETERS = COMMON + (
 #: ROS parameter -> SimSettings field (0 or "" keeps the scenario default).
 SETTINGS = {'physics.timestep': 'timestep_s', 'physics.friction': 'friction',
             'physics.cone': 'cone', 'physics.solver': 'solver',
-            'physics.iterations': 'iterations', 'physics.impratio': 'impratio'}
+            'physics.iterations': 'iterations', 'physics.impratio': 'impratio',
+            'physics.noslip_iterations': 'noslip_iterations', 'physics.solref': 'solref',
+            'physics.solimp': 'solimp', 'physics.tolerance': 'tolerance',
+            'physics.noslip_tolerance': 'noslip_tolerance'}
 
 
 def scene_settings(p: Mapping[str, Any]) -> dict[str, Any]:
