@@ -14,8 +14,8 @@ import sys
 import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
 import pytest
 from test_cli_run import run_cli
-import yaml
 from test_graph_demo import run_demo
+import yaml
 
 pytestmark = pytest.mark.graph
 
