@@ -39,6 +39,7 @@ setup(
             'grasp_controller = grasp_monitor.nodes.grasp_controller:main',
             'grasp_monitor = grasp_monitor.nodes.grasp_monitor:main',
             'grasp_metrics = grasp_monitor.nodes.grasp_metrics:main',
+            'monitor_metrics = grasp_monitor.nodes.monitor_process:main',
             'moteus_servos = grasp_monitor.nodes.moteus_servos:main',
             'tactile_adapter = grasp_monitor.nodes.tactile_adapter:main',
             'recorder = grasp_monitor.nodes.recorder:main',

@@ -181,8 +181,15 @@ class Probe:
         return result
 
 
+def start_composed(log, tmp: str) -> subprocess.Popen:
+    """Start the monitor and the metrics as two nodes of one process (``monitor_metrics``)."""
+    # -p reaches every node of the process; the metrics declare no event_log
+    return node_process('monitor_metrics', log, use_sim_time='true',
+                        event_log=os.path.join(tmp, 'events.jsonl'))
+
+
 def start_graph(args, log, tmp: str, clock_rate_hz: float,
-                source: str = '') -> dict[str, subprocess.Popen]:
+                source: str = '', composed: bool = False) -> dict[str, subprocess.Popen]:
     """Start the simulator (with tactile), the monitor and the metrics node (from ``source``)."""
     return {
         'mujoco_sim+tactile_sensor': node_process(
@@ -190,11 +197,12 @@ def start_graph(args, log, tmp: str, clock_rate_hz: float,
             clock_rate=float(clock_rate_hz), real_time_factor=1.0, command_timeout=0.0,
             **{'tactile_sensor:publish_rate': float(args.tactile_rate)},
             **dict(item.split('=', 1) for item in args.sim_param)),
+    } | ({'grasp_monitor+grasp_metrics': start_composed(log, tmp)} if composed else {
         'grasp_monitor': node_process(
             'grasp_monitor', log, source, use_sim_time='true',
             event_log=os.path.join(tmp, 'events.jsonl')),
         'grasp_metrics': node_process('grasp_metrics', log, source, use_sim_time='true'),
-    }
+    })
 
 
 def start_floor(args, log, clock_rate_hz: float) -> dict[str, subprocess.Popen]:
@@ -263,7 +271,7 @@ def stop(processes) -> None:
 
 
 def run_config(args, extra: int, clock_rate_hz: float = 0.0, floor: bool = False,
-               before: bool = False) -> dict:
+               before: bool = False, composed: bool = False) -> dict:
     """Run one configuration: start the graph (or its floor), warm up, measure, stop."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -271,7 +279,7 @@ def run_config(args, extra: int, clock_rate_hz: float = 0.0, floor: bool = False
     log = open(os.path.join(tmp, 'nodes.log'), 'w')
     source = revision_source(args.before, tmp) if before else ''
     processes = (start_floor(args, log, clock_rate_hz) if floor
-                 else start_graph(args, log, tmp, clock_rate_hz, source))
+                 else start_graph(args, log, tmp, clock_rate_hz, source, composed))
     if extra:
         processes['extra_subscribers'] = subprocess.Popen(
             [sys.executable, __file__, '--serve-extra', str(extra)], env=os.environ.copy(),
@@ -286,7 +294,7 @@ def run_config(args, extra: int, clock_rate_hz: float = 0.0, floor: bool = False
     spinner = threading.Thread(target=executor.spin, daemon=True)
     spinner.start()
     result: dict = {'extra_subscribers': extra, 'clock_rate_hz': clock_rate_hz, 'floor': floor,
-                    'before': args.before if before else ''}
+                    'before': args.before if before else '', 'composed': composed}
     try:
         from std_srvs.srv import Trigger
         if not floor:
@@ -348,6 +356,7 @@ def report(result: dict) -> None:
     # a paragraph, not a heading: RESULTS.md places this output under its own headings
     what = ('Floor: bare rclpy nodes, same messages' if result['floor']
             else f"Before: the graph at {result['before']}" if result['before']
+            else 'Monitor and metrics in one process' if result['composed']
             else f"Extra subscribers: {result['extra_subscribers']}")
     print(f'\n**{what}, /clock {clock}** '
           f"(window {result['wall_s']:.1f} s, simulated/wall {result['real_time_factor']:.3f})"
@@ -373,9 +382,11 @@ def report(result: dict) -> None:
 
 
 #: Which floor process stands for which process of the graph.
-FLOOR_OF = {'mujoco_sim+tactile_sensor': 'floor: publisher',
-            'grasp_monitor': 'floor: monitor topics', 'grasp_metrics': 'floor: metrics topics',
-            'bench_probe': 'bench_probe'}
+FLOOR_OF = {'mujoco_sim+tactile_sensor': ('floor: publisher',),
+            'grasp_monitor': ('floor: monitor topics',),
+            'grasp_metrics': ('floor: metrics topics',),
+            'grasp_monitor+grasp_metrics': ('floor: monitor topics', 'floor: metrics topics'),
+            'bench_probe': ('bench_probe',)}
 
 
 def cpu_per_simulated_s(result: dict) -> dict[str, float]:
@@ -392,12 +403,15 @@ def report_ratios(results: dict) -> None:
           'and executor, bare rclpy)\n')
     print('| process | floor | ' + ' | '.join(configs) + ' |')
     print('|---|---' + '|---' * len(configs) + '|')
-    for name, floor_name in FLOOR_OF.items():
+    for name, floor_names in FLOOR_OF.items():
+        if not any(name in results[config]['cpu'] for config in configs):
+            continue
+        reference = sum(floor[floor_name] for floor_name in floor_names)
         cells = []
         for config in configs:
-            value = cpu_per_simulated_s(results[config]).get(name, float('nan'))
-            cells.append(f'{value:.2f} ({value / floor[floor_name]:.1f}×)')
-        print(f'| {name} | {floor[floor_name]:.2f} | ' + ' | '.join(cells) + ' |')
+            value = cpu_per_simulated_s(results[config]).get(name)
+            cells.append('–' if value is None else f'{value:.2f} ({value / reference:.1f}×)')
+        print(f'| {name} | {reference:.2f} | ' + ' | '.join(cells) + ' |')
     totals = [sum(v for k, v in cpu_per_simulated_s(results[c]).items() if k in FLOOR_OF)
               for c in configs]
     floor_total = sum(floor.values())
@@ -420,8 +434,8 @@ def main() -> None:
     parser.add_argument('--configs', default='floor,base,extra,clock',
                         help='comma-separated: floor (bare rclpy nodes passing the same '
                         'messages: graph_floor.py), before (the graph of --before), base '
-                        '(defaults), extra (with the extra subscribers), clock (/clock at '
-                        '--clock-rate)')
+                        '(defaults), composed (the monitor and the metrics in one process), '
+                        'extra (with the extra subscribers), clock (/clock at --clock-rate)')
     parser.add_argument('--sim-param', action='append', default=[], metavar='NAME=VALUE',
                         help="another parameter of mujoco_sim (e.g. monitor='': no verdicts "
                         'waited for)')
@@ -450,7 +464,8 @@ def main() -> None:
     for config in args.configs.split(','):
         results[config] = run_config(args, args.extra_subscribers if config == 'extra' else 0,
                                      args.clock_rate if config == 'clock' else 0.0,
-                                     floor=config == 'floor', before=config == 'before')
+                                     floor=config == 'floor', before=config == 'before',
+                                     composed=config == 'composed')
         report(results[config])
     if 'floor' in results:
         report_ratios(results)

@@ -8,7 +8,8 @@ from typing import Mapping
 #: Executables whose entry point is not ``main`` of the module named after them: the
 #: simulator's process hosts other nodes beside it (as setup.py's console scripts say).
 ENTRY_POINTS = {'mujoco_sim': ('sim_process', 'main'),
-                'tactile_sensor': ('sim_process', 'main_tactile')}
+                'tactile_sensor': ('sim_process', 'main_tactile'),
+                'monitor_metrics': ('monitor_process', 'main')}
 
 
 def entry_point(name: str) -> tuple[str, str]:
