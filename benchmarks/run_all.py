@@ -63,7 +63,7 @@ BENCHMARKS = (
     Benchmark('benchmark', 'bench_benchmark.py', ('--repeats', '5'),
               ('--repeats', '1', '--seconds', '0.1')),
     Benchmark('graph', 'bench_graph.py',
-              ('--seconds', '60', '--configs', 'floor,before,base,clock'),
+              ('--seconds', '60', '--configs', 'floor,before,base,composed,clock'),
               ('--seconds', '2', '--warmup', '1', '--configs', 'floor,base')),
     Benchmark('graph_500hz', 'bench_graph.py',
               ('--rate', '500', '--tactile-rate', '250', '--configs', 'floor,before,base',
