@@ -1,4 +1,4 @@
-"""A trial's result as one table row: every swept value, then every result column."""
+"""A trial's result as the columns of its table row (after its swept values)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any, TYPE_CHECKING
 from grasp_monitor.core.monitor import EVENT_ORDER
 
 if TYPE_CHECKING:
-    from grasp_monitor.app.batch.trial import Trial
     from grasp_monitor.sim.scenario_run import RunResult
 
 #: The columns that time the trial: not results, so not compared between backends.
@@ -17,20 +16,18 @@ TIMING_COLUMNS = ('wall_time_s', 'real_time_factor')
 EVENT_COLUMNS = EVENT_ORDER + ('grasp_timeout', 'trial_end')
 
 
-def trial_row(trial: Trial, result: RunResult) -> dict[str, Any]:
-    """Return the row of ``trial``: key, scenario, duration, values, results.
+def result_columns(result: RunResult) -> dict[str, Any]:
+    """Return a run's result as columns.
 
-    Results: steps, simulated time, divergence; each object's final position
+    Columns: steps, simulated time, divergence; each object's final position
     (``<body>_x_m``...); each event's first time (``<event>_time_s``, NaN if none) and
     all events in order (``events``); each pad's peak contact force
     (``<pad>_peak_force_n``); the energy metric's peak and its time; each criterion
     (``criterion_<name>``) and the reward; the basis; the grasp quality
     (``epsilon_<key>``); and, last, the timing columns.
     """
-    row: dict[str, Any] = {'key': trial.key, 'scenario': trial.scenario,
-                           'params_file': trial.params_file, 'duration_s': trial.duration_s}
-    row.update(trial.values)
-    row.update(steps=result.steps, sim_time_s=result.sim_time_s, diverged=result.diverged)
+    row: dict[str, Any] = {'steps': result.steps, 'sim_time_s': result.sim_time_s,
+                           'diverged': result.diverged}
     for body, pose in result.final_objects.items():
         for axis, value in zip('xyz', pose['position_m']):
             row[f'{body}_{axis}_m'] = value

@@ -47,7 +47,9 @@ def run_batch(sweep: Sweep, output_dir: Path | str, backend: str = DEFAULT_BACKE
     Args:
         sweep: the trials.
         output_dir: where the results go.
-        backend, jobs, address: as ``backends.run_trials``.
+        backend: 'serial', 'process' or 'ray' (``backends.run_trials``).
+        jobs: processes, or CPUs of a local Ray (default: the available cores).
+        address: a Ray cluster to join (default: start a local Ray).
         progress: where the progress lines go (None: nowhere).
     """
     output_dir = Path(output_dir)

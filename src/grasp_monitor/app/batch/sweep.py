@@ -179,7 +179,7 @@ def _check_together(values: Mapping[str, Any], where: str) -> None:
 
 
 def _draws(spec: Any, where: str) -> list[dict[str, Any]]:
-    """Return ``n`` trials drawn with ``seed``: each ``uniform`` in [low, high], each ``choice``."""
+    """Return ``n`` trials drawn with ``seed``: each ``uniform`` in [low, high], a ``choice``."""
     import numpy as np
     spec = _mapping(spec, where)
     for key in spec:

@@ -7,6 +7,7 @@ import json
 from typing import Any, Callable, Optional
 
 from grasp_monitor.app.batch.names import split
+from grasp_monitor.app.batch.row import result_columns
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,10 +38,12 @@ class Trial:
 def run_trial(trial: Trial, report: Optional[Callable[[float], None]] = None) -> dict[str, Any]:
     """Run ``trial`` offline (monitors, criteria, reward, energy, epsilon); return its row.
 
+    The row: key, scenario, parameter file, duration, the trial's values, then
+    ``row.result_columns``.
+
     ``report`` is not called (a trial is one unit of progress); it is there so that the
     function is ``sim.process_pool``'s work.
     """
-    from grasp_monitor.app.batch.row import trial_row
     from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
     from grasp_monitor.sim.scenario_run import run_scenario
     config = ScenarioConfig.from_file(trial.params_file) if trial.params_file else \
@@ -49,4 +52,5 @@ def run_trial(trial: Trial, report: Optional[Callable[[float], None]] = None) ->
     config = config.with_values(kinds['node'], 'sweep')
     settings, params, setup = offline_run(config, kinds['set'], kinds['param'])
     result = run_scenario(config.scenario, trial.duration_s, settings, setup=setup, **params)
-    return trial_row(trial, result)
+    return {'key': trial.key, 'scenario': trial.scenario, 'params_file': trial.params_file,
+            'duration_s': trial.duration_s, **dict(trial.values), **result_columns(result)}

@@ -62,7 +62,7 @@ class TextProgress:
             self._draw()
 
     def eta_text(self) -> str:
-        """The time left, as the elapsed time per simulated second so far predicts it."""
+        """Return the time left, as the elapsed time per simulated second so far predicts it."""
         fraction = self.done_s / self.total_s if self.total_s > 0 else 1.0
         elapsed = time.monotonic() - self._start
         eta = elapsed * (1 - fraction) / fraction if fraction > 0 else math.nan
