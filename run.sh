@@ -5,7 +5,7 @@
 #   ./run.sh CMD [args]    set up, then run grasp-monitor CMD (run, demo, benchmark, ...)
 #   ./run.sh test [args]   set up with requirements/test.txt too (Ray), then build with colcon
 #                          and run the whole test suite
-#   ./run.sh bench [args]  set up, then run every benchmark into benchmarks/RESULTS.md
+#   ./run.sh bench [args]  set up as for test, then run every benchmark into benchmarks/RESULTS.md
 # Environment: GRASP_MONITOR_DISTRO=jazzy|kilted (default jazzy), PYTHON (default python3.11).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -107,7 +107,7 @@ run_tests() {
 case "${1:-}" in
   test) shift; setup requirements/test.txt; run_tests "$@" ;;
   setup) setup ;;
-  bench) shift; setup; exec "$venv/bin/python" benchmarks/run_all.py "$@" ;;
+  bench) shift; setup requirements/test.txt; exec "$venv/bin/python" benchmarks/run_all.py "$@" ;;
   -*) setup; exec "$venv/bin/grasp-monitor" demo "$@" ;;  # ./run.sh --headless, --scenario ...
   *) setup; exec "$venv/bin/grasp-monitor" "${@:-demo}" ;;
 esac

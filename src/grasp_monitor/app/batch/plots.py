@@ -48,9 +48,11 @@ def plot_summary(rows: Sequence[dict[str, Any]], names: Sequence[str], path: Pat
             if ticks:
                 ax.set_xticks(range(len(ticks)), ticks)
             ax.grid(True, alpha=0.3)
-        if line == 0 and criteria:
-            axes[0][0].legend(fontsize=7, ncols=2, loc='best')
     figure.suptitle(title or f'{len(rows)} trials', fontsize=10)
+    if criteria:  # below the panels, where it hides no trial
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        figure.legend(handles, labels, loc='outside lower center', ncols=min(8, len(labels)),
+                      fontsize=8)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path
