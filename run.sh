@@ -3,8 +3,9 @@
 #   ./run.sh               set up, then run the demo (grasp-monitor demo, default scenario)
 #   ./run.sh --OPTION ...  set up, then run the demo with these options (--headless, ...)
 #   ./run.sh CMD [args]    set up, then run grasp-monitor CMD (run, demo, benchmark, ...)
-#   ./run.sh test [args]   set up, then build with colcon and run the whole test suite
-#   ./run.sh bench [args]  set up, then run every benchmark into benchmarks/RESULTS.md
+#   ./run.sh test [args]   set up with requirements/test.txt too (Ray), then build with colcon
+#                          and run the whole test suite
+#   ./run.sh bench [args]  set up as for test, then run every benchmark into benchmarks/RESULTS.md
 # Environment: GRASP_MONITOR_DISTRO=jazzy|kilted (default jazzy), PYTHON (default python3.11).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -15,6 +16,8 @@ requirements=requirements/$distro.txt
 [ -f "$requirements" ] || { echo "unknown GRASP_MONITOR_DISTRO '$distro' (jazzy, kilted)" >&2; exit 2; }
 
 setup() {
+  # $1: an extra requirements file (the test set-up's).
+  local extra=${1:-}
   local python=${PYTHON:-$(command -v python3.11 || command -v python3)}
   if [ ! -x "$venv/bin/python" ]; then
     if ! "$python" -m venv "$venv" 2>/dev/null; then
@@ -31,12 +34,12 @@ setup() {
   touch "$venv/COLCON_IGNORE"
   # Reinstall only when what we install changed, so a second run is fast.
   local stamp
-  stamp=$(cat requirements/common.txt "$requirements" setup.py setup.cfg package.xml \
-          | sha256sum | cut -c1-16)
+  stamp=$(cat requirements/common.txt "$requirements" ${extra:+"$extra"} setup.py setup.cfg \
+          package.xml | sha256sum | cut -c1-16)
   if [ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]; then
     # This machine's pip may name local indexes that do not exist; their warnings are noise.
     "$venv/bin/python" -m pip install -q --upgrade pip 2> >(grep -v '^WARNING: Location' >&2)
-    "$venv/bin/python" -m pip install -q -r "$requirements" -e . \
+    "$venv/bin/python" -m pip install -q -r "$requirements" ${extra:+-r "$extra"} -e . \
       2> >(grep -v '^WARNING: Location' >&2)
     echo "$stamp" > "$venv/.installed"
   fi
@@ -102,9 +105,9 @@ run_tests() {
 }
 
 case "${1:-}" in
-  test) shift; setup; run_tests "$@" ;;
+  test) shift; setup requirements/test.txt; run_tests "$@" ;;
   setup) setup ;;
-  bench) shift; setup; exec "$venv/bin/python" benchmarks/run_all.py "$@" ;;
+  bench) shift; setup requirements/test.txt; exec "$venv/bin/python" benchmarks/run_all.py "$@" ;;
   -*) setup; exec "$venv/bin/grasp-monitor" demo "$@" ;;  # ./run.sh --headless, --scenario ...
   *) setup; exec "$venv/bin/grasp-monitor" "${@:-demo}" ;;
 esac

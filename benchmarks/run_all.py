@@ -77,6 +77,8 @@ BENCHMARKS = (
               ('--trials', '1')),
     Benchmark('lockstep', 'bench_lockstep.py', ('--repeats', '2'),
               ('--repeats', '1', '--rates', '1')),
+    Benchmark('batch', 'bench_batch.py', ('--trials', '16', '--duration', '4'),
+              ('--trials', '2', '--duration', '0.5')),
 )
 
 

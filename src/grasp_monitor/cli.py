@@ -95,6 +95,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 1 if result.diverged else 0
 
 
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.batch import run_batch, Sweep
+    sweep = Sweep.from_file(args.sweep)
+    result = run_batch(sweep, args.output_dir, args.backend, args.jobs, args.address,
+                       progress=None if args.quiet else sys.stderr)
+    rate = result.ran / result.wall_time_s if result.wall_time_s > 0 else 0.0
+    print(f'{len(result.rows)} trials ({result.ran} run now, {rate:.2f} trials/s on '
+          f'{args.backend}); wrote {", ".join(str(f) for f in result.files)}')
+    return 0
+
+
 def _cubes(text: str) -> list[int]:
     """Parse ``3``, ``1-11`` or ``1,3,5`` into cube counts."""
     counts: list[int] = []
@@ -299,6 +310,28 @@ def build_parser() -> argparse.ArgumentParser:
                        '<output-dir>/latest at it (default results/run)')
     where.add_argument('--output', type=Path, help='write the JSON result to this file instead')
     run.set_defaults(handler=_cmd_run)
+    from grasp_monitor.app.batch.backends import BACKENDS, DEFAULT_BACKEND
+    batch = commands.add_parser(
+        'batch', help='run a sweep of trials offline over every core or a Ray cluster',
+        description='Run every trial of a sweep file (a scenario, a duration, and a grid, a '
+        'list or random draws of scenario parameters, physics settings and '
+        '<node>.<parameter> values; README "Batch trials") as `grasp-monitor run` runs one, '
+        'and write <output-dir>/results.parquet and results.csv (a row per trial: its '
+        'values, events, criteria, reward, energy, epsilon) and summary.png (criteria and '
+        'reward against each swept name). Trials finished in <output-dir> before are not '
+        'run again.')
+    batch.add_argument('sweep', type=Path, help='the sweep file (YAML)')
+    batch.add_argument('--output-dir', type=Path, required=True,
+                       help='where the results go; run again on it to resume')
+    batch.add_argument('--backend', choices=BACKENDS, default=DEFAULT_BACKEND,
+                       help=f'where trials run (default {DEFAULT_BACKEND}: local processes)')
+    batch.add_argument('--jobs', type=int,
+                       help='processes, or CPUs of a local Ray (default: the available cores)')
+    batch.add_argument('--address',
+                       help="with --backend ray: join this cluster ('auto', "
+                       "'ray://host:10001') instead of starting a local Ray")
+    batch.add_argument('--quiet', action='store_true', help='no progress on standard error')
+    batch.set_defaults(handler=_cmd_batch)
     benchmark = commands.add_parser(
         'benchmark', help='run the physics-engine grasp benchmark (energy metric) on MuJoCo',
         description='Simulate the benchmark scenarios, score every step with the energy '

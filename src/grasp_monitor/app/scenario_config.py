@@ -133,6 +133,35 @@ class ScenarioConfig:
         defaults = {spec.name: spec.default for spec in parameter_specs(name).values()}
         return defaults | dict(self.given.get(name, {}))
 
+    def with_values(self, values: Mapping[str, Any], where: str) -> ScenarioConfig:
+        """Return this configuration with ``<node>.<parameter>`` values on top, each checked.
+
+        Args:
+            values: e.g. ``{'grasp_controller.grip_force': 10.0}``; an integer stands for
+                a double.
+            where: what the values came from, for the error message.
+
+        Raises:
+            ConfigError: an unknown node or parameter, or a value the node would refuse.
+        """
+        given = {node: dict(node_values) for node, node_values in self.given.items()}
+        for name, value in values.items():
+            node, _, parameter = name.partition('.')
+            if node not in PARAMETER_TABLES:
+                raise ConfigError(f'{where}: {name!r} names no node; nodes: '
+                                  f'{", ".join(PARAMETER_TABLES)}')
+            specs = parameter_specs(node)
+            if parameter not in specs:
+                match = difflib.get_close_matches(parameter, specs, n=1)
+                raise ConfigError(f'{where}: {node} has no parameter {parameter!r}'
+                                  + (f' (did you mean {match[0]!r}?)' if match else '')
+                                  + f'; valid: {", ".join(specs)}')
+            if specs[parameter].type_name == 'double' and type(value) is int:
+                value = float(value)
+            _check(f'{where}: {name}', specs[parameter], value)
+            given.setdefault(node, {})[parameter] = value
+        return ScenarioConfig(self.params_file, given)
+
     @property
     def scenario(self) -> str:
         """The simulator's scenario."""

@@ -1,4 +1,4 @@
-"""A text progress bar of the benchmark's simulated seconds."""
+"""A text progress bar of simulated seconds, for the benchmark's runs and the batch trials."""
 
 from __future__ import annotations
 
@@ -41,19 +41,32 @@ class TextProgress:
 
     def run_finished(self, run: BenchmarkRun, remaining_s: float) -> None:
         """Count a finished run and the simulated time it skipped by ending early."""
-        self.finished += 1
-        self.done_s = min(self.total_s, self.done_s + remaining_s)
         when = (f'failed at {run.termination_time_s:.3f} s' if run.failed
                 else f'held {run.termination_time_s:g} s')
         if run.diverged:
             when = f'diverged at {run.termination_time_s:.3f} s'
-        line = (f'[{self.finished}/{self.runs}] {run.case.scenario} {run.case.label}: {when},'
-                f' peak {run.peak_energy_j:.3g} J, final {run.final_energy_j:.3g} J,'
-                f' {run.cpu_time_s:.1f} s CPU (real-time factor {run.real_time_factor:.1f})')
+        self.finished_line(
+            f'{run.case.scenario} {run.case.label}: {when},'
+            f' peak {run.peak_energy_j:.3g} J, final {run.final_energy_j:.3g} J,'
+            f' {run.cpu_time_s:.1f} s CPU (real-time factor {run.real_time_factor:.1f})',
+            remaining_s)
+
+    def finished_line(self, text: str, remaining_s: float = 0.0) -> None:
+        """Count a finished run and the simulated time it skipped; print its line and ETA."""
+        self.finished += 1
+        self.done_s = min(self.total_s, self.done_s + remaining_s)
         self._clear()
-        print(line, file=self.stream, flush=True)
+        print(f'[{self.finished}/{self.runs}] {text}; eta {self.eta_text()}',
+              file=self.stream, flush=True)
         if self._tty:
             self._draw()
+
+    def eta_text(self) -> str:
+        """Return the time left, as the elapsed time per simulated second so far predicts it."""
+        fraction = self.done_s / self.total_s if self.total_s > 0 else 1.0
+        elapsed = time.monotonic() - self._start
+        eta = elapsed * (1 - fraction) / fraction if fraction > 0 else math.nan
+        return _clock(eta) if math.isfinite(eta) else '--:--'
 
     def close(self) -> None:
         """End the bar's line."""
@@ -71,12 +84,10 @@ class TextProgress:
         fraction = self.done_s / self.total_s if self.total_s > 0 else 1.0
         filled = int(round(width * fraction))
         elapsed = self._drawn - self._start
-        eta = elapsed * (1 - fraction) / fraction if fraction > 0 else math.nan
-        eta_text = _clock(eta) if math.isfinite(eta) else '--:--'
         self.stream.write(
             f'\r[{"#" * filled}{"." * (width - filled)}] {100 * fraction:3.0f} %'
             f' {self.finished}/{self.runs} runs {self.done_s:.0f}/{self.total_s:.0f} sim s'
-            f' elapsed {_clock(elapsed)} eta {eta_text}')
+            f' elapsed {_clock(elapsed)} eta {self.eta_text()}')
         self.stream.flush()
 
 

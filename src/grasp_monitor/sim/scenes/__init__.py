@@ -91,6 +91,12 @@ def _check_names(settings: Mapping[str, Any]) -> None:
                               f'settings: {", ".join(valid)}')
 
 
+def parameter_names(name: str) -> list[str]:
+    """Return the parameters scenario ``name``'s generator takes (``--param`` names)."""
+    factory: Callable[..., Scene] = getattr(_module(name), f'make_{name}')
+    return [key for key in inspect.signature(factory).parameters if key != 'settings']
+
+
 def check_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """Return scenario ``name``'s generator parameters, the declared ones checked.
 
@@ -98,8 +104,7 @@ def check_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
         ConfigError: an unknown scenario or parameter (with the closest valid one), or a
             declared parameter's bad value.
     """
-    factory: Callable[..., Scene] = getattr(_module(name), f'make_{name}')
-    accepted = [key for key in inspect.signature(factory).parameters if key != 'settings']
+    accepted = parameter_names(name)
     declared = {setting.name: setting for setting in SCENARIO_SETTINGS[name]}
     checked = {}
     for key, value in params.items():
