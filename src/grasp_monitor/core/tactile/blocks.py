@@ -28,6 +28,10 @@ class _PadBlocks:
 
     def __init__(self, pads: Iterable[Any]) -> None:
         self.pads = tuple(pads)
+        with_slip = [i for i, pad in enumerate(self.pads) if pad.slip is not None]
+        if with_slip:
+            raise ConfigError(f'pads {with_slip} have slip on: the slip channel is computed per '
+                              'step (TactilePad.compute), not over blocks of samples')
         self._shared = len({(pad.config.touch, pad.config.response, pad.on_surface)
                             for pad in self.pads}) == 1
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
