@@ -116,11 +116,11 @@ def test_pick_lift_hold_slips_under_a_millimetre_per_second_with_unchanged_force
         assert 0.0 < np.abs(slip[loaded]).max() < 1e-3
 
 
-def test_a_pad_with_slip_is_not_computed_over_blocks_or_without_velocities():
+def test_a_pad_with_slip_needs_the_velocities():
     pad, _ = pad_on_block({'slip': True}, [0.0, 0.0, 0.0])
-    with pytest.raises(ConfigError, match=r'pads \[0\] have slip on: the slip channel is '
-                       'computed per step'):
-        PadGroup([pad])
+    with pytest.raises(ConfigError, match="a pad with slip on needs the contacts' velocity_in"):
+        PadGroup([pad]).compute_block([1], [0], np.zeros((1, 3)), np.eye(3)[None],
+                                      np.ones((1, 3)), np.zeros((1, 1, 3)), [[[1.0, 0, 0, 0]]])
     with pytest.raises(ConfigError, match='a pad with slip on needs the contacts'):
         pad.compute(extract_contacts(*_model_and_data()), (np.zeros(3), [1.0, 0, 0, 0]))
 
@@ -130,3 +130,33 @@ def _model_and_data():
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
     return model, data
+
+
+@pytest.mark.parametrize('velocity', [[0.02, 0.0, 0.0], [0.0, -0.03, -0.01], [0.0, 0.0, 0.0]])
+def test_blocks_from_a_contact_sensor_with_linvel_give_the_per_step_slip(velocity):
+    slots = 8
+    model = mujoco.MjModel.from_xml_string(SCENE.replace(
+        '</worldbody>', '</worldbody><sensor><contact body1="pad" num="8" reduce="none" '
+        'data="found force pos normal tangent linvel"/></sensor>'))
+    data = mujoco.MjData(model)
+    data.qvel[:] = velocity
+    mujoco.mj_forward(model, data)
+    shapes = geom_shapes(model, ['pad'])
+    pad = create_plugin('sensor', PadSpec('pad', settings={'slip': True}).plugin_config(),
+                        shapes=shapes, meshes=geom_meshes(model, shapes))
+    contacts = extract_contacts(model, data)
+    body = model.body('pad').id
+    pose = (data.xpos[body].copy(), data.xquat[body].copy())
+    values = pad.compute(contacts, pose, contact_velocities(model, data, contacts))
+    step_slip = pad.slip
+    rows = data.sensordata.reshape(slots, 16)
+    rows = rows[rows[:, 0] > 0]
+    assert len(rows) == len(contacts)
+    normal, tangent = rows[:, 7:10], rows[:, 10:13]
+    frames = np.stack((normal, tangent, np.cross(normal, tangent)), axis=1)
+    block = pad.compute_block(np.zeros(len(rows), dtype=int), rows[:, 4:7], frames, rows[:, 1:4],
+                              pose[0][None], pose[1][None], None, rows[:, 13:16])
+    np.testing.assert_allclose(block[0], values, atol=1e-12)
+    assert pad.slip.shape == (1, len(pad.layout), 3)
+    np.testing.assert_allclose(pad.slip[0], step_slip, atol=1e-12)
+    assert np.abs(step_slip).max() == pytest.approx(np.abs(velocity[:2]).max(), abs=1e-12)

@@ -28,11 +28,8 @@ class _PadBlocks:
 
     def __init__(self, pads: Iterable[Any]) -> None:
         self.pads = tuple(pads)
-        with_slip = [i for i, pad in enumerate(self.pads) if pad.slip is not None]
-        if with_slip:
-            raise ConfigError(f'pads {with_slip} have slip on: the slip channel is computed per '
-                              'step (TactilePad.compute), not over blocks of samples')
-        self._shared = len({(pad.config.touch, pad.config.response, pad.on_surface)
+        self._shared = len({(pad.config.touch, pad.config.response, pad.on_surface,
+                             pad.config.slip)
                             for pad in self.pads}) == 1
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
         self._tables: _SpreadTables | None = None
@@ -50,6 +47,7 @@ class _PadBlocks:
         position_pads_in_world: npt.ArrayLike,
         quaternion_pads_in_world: npt.ArrayLike,
         distance_m: npt.ArrayLike | None = None,
+        velocity_in_contact: npt.ArrayLike | None = None,
     ) -> tuple[np.ndarray, ...]:
         """Return every pad's values of S samples: ``TactilePad.compute_block`` of each pad.
 
@@ -67,14 +65,19 @@ class _PadBlocks:
             quaternion_pads_in_world: (P, S, 4) each pad's orientation (w, x, y, z).
             distance_m: (K,) signed distance between the surfaces, m (negative:
                 penetrating); needed by pads whose ``contact_point`` is surface.
+            velocity_in_contact: (K, 3) m/s, the other body's velocity relative
+                to the pad at the contact point, in the contact frame (a MuJoCo
+                contact sensor's ``linvel``); needed by pads with ``slip`` on.
 
         Returns:
             Per pad, its (S, N, width) values, as ``TactilePad.compute_block``
-            returns them and with the same attributes set on the pad.
+            returns them and with the same attributes set on the pad (``slip``
+            (S, N, 3) with ``slip`` on).
 
         Raises:
             ConfigError: ``counts`` does not have one count >= 0 per pad adding up to K,
-                or a pad's ``contact_point`` is surface without ``distance_m``.
+                a pad's ``contact_point`` is surface without ``distance_m``, or a
+                pad has ``slip`` on without ``velocity_in_contact``.
             SimulationError: a contact position or a pad pose is not finite.
         """
         pads = self.pads
@@ -90,6 +93,11 @@ class _PadBlocks:
             distance_m = np.asarray(distance_m, dtype=float).reshape(-1)
         elif any(pad.on_surface for pad in pads):
             raise ConfigError("contact_point surface needs the contacts' distance_m")
+        slip = any(pad.slip is not None for pad in pads)
+        if slip and velocity_in_contact is None:
+            raise ConfigError("a pad with slip on needs the contacts' velocity_in_contact")
+        velocity = None if velocity_in_contact is None else np.asarray(
+            velocity_in_contact, dtype=float).reshape(-1, 3)
         force_in_contact = np.asarray(force_in_contact, dtype=float).reshape(-1, 3)
         pad_position = np.asarray(position_pads_in_world, dtype=float).reshape(len(pads), -1, 3)
         samples = pad_position.shape[1]
@@ -100,16 +108,19 @@ class _PadBlocks:
         if not self._shared:
             return tuple(pad.compute_block(
                 index[a:b], position[a:b], frame[a:b], force_in_contact[a:b], pad_position[p],
-                quaternion[p], None if distance_m is None else distance_m[a:b])
+                quaternion[p], None if distance_m is None else distance_m[a:b],
+                None if velocity is None else velocity[a:b])
                 for p, (pad, a, b) in enumerate(zip(pads, firsts, ends)))
         width = pads[0].width
+        # With slip, 4 more columns: normal force x tangential velocity in the pad, normal force.
+        spread_width = pads[0]._spread_width
         poses = len(pads) * samples
         heights = samples * self._taxels
         first_rows = np.cumsum(heights) - heights
         total_force = np.zeros((poses, 3))
         signal_sum = total_force if width == 3 else np.zeros((poses, width))
         if index.size == 0:
-            values = np.zeros((int(heights.sum()), width))
+            values = np.zeros((int(heights.sum()), spread_width))
         else:
             # Sample s of pad p has pose p S + s.
             pose = np.repeat(np.arange(0, poses, samples), number)
@@ -144,6 +155,15 @@ class _PadBlocks:
             points_in_pad = _combine(offset, rotation).T
             if not np.isfinite(points_in_pad).all():
                 raise SimulationError('contact positions or the pad pose are not finite')
+            if slip:
+                assert velocity is not None
+                velocity_rows = velocity.T
+                # the tangential part: along tangent1 and tangent2
+                tangential = frame_rows[1] * velocity_rows[1]
+                tangential += frame_rows[2] * velocity_rows[2]
+                slip_rows = _combine(tangential, rotation)
+                slip_rows *= force_rows[0]
+                signal = np.vstack((signal, slip_rows, force_rows[:1]))
             signal = signal.T
             # Each sample of each pad has its own N rows of the output.
             base = np.repeat(first_rows, number)
@@ -152,15 +172,24 @@ class _PadBlocks:
                 values = self._spread(points_in_pad, signal, base, number, firsts,
                                       int(heights.sum()))
             else:
-                values = np.zeros((int(heights.sum()), width))
+                values = np.zeros((int(heights.sum()), spread_width))
                 for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
                     pad._nearest(points_in_pad[a:b], signal[a:b],
-                                 values[row:row + height].reshape(samples, -1, width), index[a:b])
+                                 values[row:row + height].reshape(samples, -1, spread_width),
+                                 index[a:b])
+        if slip:
+            load = values[:, -1:]
+            slip_values = np.zeros((values.shape[0], 3))
+            np.divide(values[:, width:-1], load, out=slip_values, where=load > 0.0)
+            values = np.ascontiguousarray(values[:, :width])
         results = []
         for p, pad in enumerate(pads):
             pad_values = values[first_rows[p]:first_rows[p] + heights[p]].reshape(
                 samples, -1, width)
             pad.contact_count = int(number[p])
+            if slip:
+                pad.slip = slip_values[first_rows[p]:first_rows[p] + heights[p]].reshape(
+                    samples, -1, 3)
             pad.total_force_in_pad = total_force[p * samples:(p + 1) * samples]
             if pad.to_geom is not None:
                 pad.noise.apply(pad.in_force_frame(pad_values), out=pad_values)

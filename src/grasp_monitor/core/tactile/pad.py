@@ -255,6 +255,7 @@ class TactilePad:
         position_pad_in_world: npt.ArrayLike,
         quaternion_pad_in_world: npt.ArrayLike,
         distance_m: npt.ArrayLike | None = None,
+        velocity_in_contact: npt.ArrayLike | None = None,
     ) -> np.ndarray:
         """Return the taxel values of S samples at once: S calls of ``compute`` in one.
 
@@ -275,12 +276,16 @@ class TactilePad:
             quaternion_pad_in_world: (S, 4) pad orientation (w, x, y, z).
             distance_m: (K,) signed distance between the surfaces, m (negative:
                 penetrating); needed by ``contact_point`` surface.
+            velocity_in_contact: (K, 3) m/s, the other body's velocity relative
+                to the pad at the contact point, in the contact frame (a MuJoCo
+                contact sensor's ``linvel``); needed with ``slip`` on.
 
         Returns:
             (S, N, width) values per sample and taxel, noise applied in sample
             order (a new array); ``total_force_in_pad`` becomes (S, 3),
             ``value_sum`` (S, width) the sum of each sample's values over the
-            taxels, and ``contact_count`` the contacts of the block.
+            taxels, ``contact_count`` the contacts of the block, and ``slip``
+            (S, N, 3) with ``slip`` on.
 
         Raises:
             SimulationError: a contact position or a pad pose is not finite.
@@ -291,7 +296,8 @@ class TactilePad:
         return self._group.compute_block(
             (index.size,), index, position_in_world, frame_in_world, force_in_contact,
             np.asarray(position_pad_in_world, dtype=float).reshape(1, -1, 3),
-            np.asarray(quaternion_pad_in_world, dtype=float).reshape(1, -1, 4), distance_m)[0]
+            np.asarray(quaternion_pad_in_world, dtype=float).reshape(1, -1, 4), distance_m,
+            velocity_in_contact)[0]
 
     def _grow(self, count: int) -> None:
         """Make the per-contact buffers hold at least ``count`` contacts (doubling)."""
