@@ -7,7 +7,7 @@ from typing import Any, Iterable
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile.candidate_grid import _SpreadTables
-from grasp_monitor.core.tactile.scatter import _combine, _scatter_add, _sum_by_sample
+from grasp_monitor.core.tactile.scatter import _combine, _scatter_add, _slip, _sum_by_sample
 from grasp_monitor.core.tactile.surface import on_surface_offset
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,8 @@ class _PadBlocks:
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
         self._tables: _SpreadTables | None = None
         self._counting = np.arange(0)  # 0, 1, 2, ...: kept, not rebuilt every block
+        self._slip_buffer = np.zeros((0, 3))
+        self._slip_rows: Any = slice(0)
         if self._shared and self.pads[0].config.response == 'spread_linear':
             self._tables = _SpreadTables([pad._grid for pad in self.pads])
 
@@ -112,15 +114,14 @@ class _PadBlocks:
                 None if velocity is None else velocity[a:b])
                 for p, (pad, a, b) in enumerate(zip(pads, firsts, ends)))
         width = pads[0].width
-        # With slip, 4 more columns: normal force x tangential velocity in the pad, normal force.
-        spread_width = pads[0]._spread_width
         poses = len(pads) * samples
         heights = samples * self._taxels
         first_rows = np.cumsum(heights) - heights
         total_force = np.zeros((poses, 3))
         signal_sum = total_force if width == 3 else np.zeros((poses, width))
         if index.size == 0:
-            values = np.zeros((int(heights.sum()), spread_width))
+            values = np.zeros((int(heights.sum()), width))
+            slip_sums: tuple[Any, np.ndarray] | None = (slice(0), np.zeros((0, 4)))
         else:
             # Sample s of pad p has pose p S + s.
             pose = np.repeat(np.arange(0, poses, samples), number)
@@ -155,33 +156,38 @@ class _PadBlocks:
             points_in_pad = _combine(offset, rotation).T
             if not np.isfinite(points_in_pad).all():
                 raise SimulationError('contact positions or the pad pose are not finite')
+            extra = None
             if slip:
                 assert velocity is not None
                 velocity_rows = velocity.T
                 # the tangential part: along tangent1 and tangent2
                 tangential = frame_rows[1] * velocity_rows[1]
                 tangential += frame_rows[2] * velocity_rows[2]
-                slip_rows = _combine(tangential, rotation)
-                slip_rows *= force_rows[0]
-                signal = np.vstack((signal, slip_rows, force_rows[:1]))
+                # normal force x tangential velocity in the pad (3), normal force
+                extra = np.vstack((_combine(tangential, rotation) * force_rows[0],
+                                   force_rows[:1])).T
             signal = signal.T
             # Each sample of each pad has its own N rows of the output.
             base = np.repeat(first_rows, number)
             base += index * np.repeat(self._taxels, number)
             if self._tables is not None:
-                values = self._spread(points_in_pad, signal, base, number, firsts,
-                                      int(heights.sum()))
+                values, slip_sums = self._spread(points_in_pad, signal, base, number, firsts,
+                                                 int(heights.sum()), extra)
             else:
+                if extra is not None:
+                    signal = np.hstack((signal, extra))
+                spread_width = signal.shape[1]
                 values = np.zeros((int(heights.sum()), spread_width))
                 for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
                     pad._nearest(points_in_pad[a:b], signal[a:b],
                                  values[row:row + height].reshape(samples, -1, spread_width),
                                  index[a:b])
+                if extra is not None:
+                    slip_sums = (slice(None), values[:, width:])
+                    values = np.ascontiguousarray(values[:, :width])
         if slip:
-            load = values[:, -1:]
-            slip_values = np.zeros((values.shape[0], 3))
-            np.divide(values[:, width:-1], load, out=slip_values, where=load > 0.0)
-            values = np.ascontiguousarray(values[:, :width])
+            assert slip_sums is not None
+            slip_values = self._slip_output(values.shape[0], *slip_sums)
         results = []
         for p, pad in enumerate(pads):
             pad_values = values[first_rows[p]:first_rows[p] + heights[p]].reshape(
@@ -203,9 +209,30 @@ class _PadBlocks:
             results.append(pad_values)
         return tuple(results)
 
+    def _slip_output(self, height: int, rows: Any, summed: np.ndarray) -> np.ndarray:
+        """Return (height, 3) the block's slip: ``_slip`` of the sums at ``rows``, 0 elsewhere.
+
+        One buffer serves every block (the rows the last one set are zeroed): a new
+        array's pages would each fault on first touch, one sample after another.
+        """
+        buffer = self._slip_buffer
+        if buffer.shape[0] != height:
+            buffer = self._slip_buffer = np.zeros((height, 3))
+        else:
+            buffer[self._slip_rows] = 0.0
+        _slip(summed, rows, buffer)
+        self._slip_rows = rows
+        return buffer
+
     def _spread(self, points_in_pad: np.ndarray, signal: np.ndarray, base: np.ndarray,
-                number: np.ndarray, firsts: np.ndarray, height: int) -> np.ndarray:
+                number: np.ndarray, firsts: np.ndarray, height: int,
+                extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """Return (height, width): each contact's signal shared by the taxels in range, linearly.
+
+        With ``extra`` (K, 4) (normal force x tangential velocity, normal force),
+        also return the rows touched and (R, 4) ``extra`` shared over them with
+        the same weights (not over every row: a dense sum would pass over every
+        taxel of every sample); else None.
 
         One sample (``compute``, a node's tick) takes the padded candidate
         table (``_spread_padded``): few numpy calls for its few contacts. A
@@ -221,6 +248,7 @@ class _PadBlocks:
             number: (P,) contacts of each pad, given pad after pad.
             firsts: (P,) the first contact of each pad.
             height: rows of the output.
+            extra: (K, 4) what each contact spreads for the slip, or None.
         """
         tables = self._tables
         assert tables is not None
@@ -270,6 +298,10 @@ class _PadBlocks:
         row += np.repeat(base.astype(index_type), candidates)
         values = _scatter_add(row, bounds.astype(index_type), weight, signal / total[:, None],
                               height)
+        if extra is not None:
+            # Each term's share of its contact's extra.
+            shares = np.repeat(extra / total[:, None], candidates, axis=0)
+            shares *= weight[:, None]
         if any_alone:
             # No taxel in range: fall back to the nearest one, so no force is lost.
             for p, pad in enumerate(self.pads):
@@ -278,4 +310,13 @@ class _PadBlocks:
                 if lost.size:
                     _, nearest = pad._taxel_tree.query(points_in_pad[lost])
                     np.add.at(values, base[lost] + nearest, signal[lost])
-        return values
+                    if extra is not None:
+                        row = np.concatenate((row, (base[lost] + nearest).astype(row.dtype)))
+                        shares = np.concatenate((shares, extra[lost]))
+        if extra is None:
+            return values, None
+        touched, inverse = np.unique(row, return_inverse=True)
+        summed = np.empty((touched.size, 4))
+        for column in range(4):
+            summed[:, column] = np.bincount(inverse, shares[:, column], minlength=touched.size)
+        return values, (touched, summed)

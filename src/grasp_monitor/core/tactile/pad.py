@@ -27,6 +27,7 @@ from grasp_monitor.core.tactile.candidate_grid import _CandidateGrid
 from grasp_monitor.core.tactile.config import (
     SPREAD_RADIUS_RESOLUTIONS, TactileConfig, TOUCH_FUNCTIONS)
 from grasp_monitor.core.tactile.layout import PadLayout
+from grasp_monitor.core.tactile.scatter import _slip
 from grasp_monitor.core.tactile.surface import on_surface_offset
 from grasp_monitor.core.values import Contacts
 import numpy as np
@@ -225,10 +226,8 @@ class TactilePad:
         else:
             self._nearest(points_in_pad, signal, values[None], None)
         if self.slip is not None:
-            load = values[:, -1:]
-            slip = np.zeros((len(self.layout), 3))
-            np.divide(values[:, self.width:-1], load, out=slip, where=load > 0.0)
-            self.slip = slip
+            self.slip = np.zeros((len(self.layout), 3))
+            _slip(values[:, self.width:], slice(None), self.slip)
         return self.noise.apply(self.in_force_frame(values[:, :self.width]))
 
     @staticmethod
@@ -285,7 +284,8 @@ class TactilePad:
             order (a new array); ``total_force_in_pad`` becomes (S, 3),
             ``value_sum`` (S, width) the sum of each sample's values over the
             taxels, ``contact_count`` the contacts of the block, and ``slip``
-            (S, N, 3) with ``slip`` on.
+            (S, N, 3) with ``slip`` on (a view of the group's buffer, which its
+            next block overwrites).
 
         Raises:
             SimulationError: a contact position or a pad pose is not finite.

@@ -10,6 +10,16 @@ from scipy.sparse import csc_array
 SPARSE_SCATTER_TERMS = 4096
 
 
+def _slip(summed: np.ndarray, rows: np.ndarray | slice, out: np.ndarray) -> None:
+    """Set ``out[rows]`` (m/s) to (normal force x velocity) / normal force, 0 without force.
+
+    ``summed`` holds those two sums per row: (R, 4).
+    """
+    load = summed[:, 3:]
+    out[rows] = np.divide(summed[:, :3], load, out=np.zeros((load.shape[0], 3)),
+                          where=load > 0.0)
+
+
 def _scatter_add(row: np.ndarray, bounds: np.ndarray, weight: np.ndarray,
                  signal: np.ndarray, height: int) -> np.ndarray:
     """Return (height, width): ``out[row[t]] += weight[t] * signal[k]`` for contact k's terms.
