@@ -85,15 +85,20 @@ def hold_state(scene, hold_s: float) -> np.ndarray:
     return sim.save_state()
 
 
-def sensor_passes(model, data, state, steps: int, repeats: int,
+def sensor_passes(sim: Simulator, state: np.ndarray, steps: int, repeats: int,
                   keep_rows: bool = False) -> tuple[float, np.ndarray | None]:
-    """Return the fastest pass's µs per step in the sensor stages, and its rows (or None)."""
+    """Return the fastest pass's µs per step in the sensor stages, and its rows (or None).
+
+    The drive commands the servos every step, as in the hold (not timed).
+    """
+    model, data = sim.model, sim.data
     best = np.inf
     rows = np.empty((steps, model.nsensordata)) if keep_rows else None
     for _ in range(repeats):
-        mujoco.mj_setState(model, data, state, mujoco.mjtState.mjSTATE_INTEGRATION)
+        sim.restore_state(state)
         total = 0
         for step in range(steps):
+            sim.apply_control()
             mujoco.mj_step(model, data)
             begin = time.perf_counter_ns()
             mujoco.mj_sensorPos(model, data)
@@ -125,18 +130,20 @@ def measure(resolution_m: float, state: np.ndarray, args) -> dict:
     specs = pad_specs(scene.pads, resolution=[resolution_m], slip=[True])
     truth = scene.objects[:1]
     ours_scene = with_pipeline_sensors(scene, scene.pads, SLOTS, truth, '', False, True)
-    ours_sim = Simulator(ours_scene, command_timeout_s=0.0)
+    ours_sim = Simulator(ours_scene, command_timeout_s=0.0, drive=default_drive(scene))
     arrays = SimTactileArrays(ours_sim, specs)
     group = PadGroup(arrays.pads)
     plain = PadGroup(SimTactileArrays(ours_sim, pad_specs(scene.pads, resolution=[resolution_m]))
                      .pads)
     layout = SensorLayout(ours_sim.model, ours_scene, scene.pads, SLOTS, truth, False,
                           False, True)
-    builtin = mujoco.MjModel.from_xml_string(with_builtin_tactile(scene, resolution_m).mjcf)
-    builtin_data = mujoco.MjData(builtin)
-    ours_sensors, rows = sensor_passes(ours_sim.model, ours_sim.data, state, args.steps,
-                                       args.repeats, keep_rows=True)
-    builtin_sensors, _ = sensor_passes(builtin, builtin_data, state, args.steps, args.repeats)
+    builtin_sim = Simulator(with_builtin_tactile(scene, resolution_m), command_timeout_s=0.0,
+                            drive=default_drive(scene))
+    builtin, builtin_data = builtin_sim.model, builtin_sim.data
+    ours_sensors, rows = sensor_passes(ours_sim, state, args.steps, args.repeats,
+                                       keep_rows=True)
+    builtin_sensors, _ = sensor_passes(builtin_sim, state, args.steps, args.repeats)
+    assert np.array_equal(builtin_data.qpos, ours_sim.data.qpos), 'the same physics'
     ours_blocks = block_pass(layout, group, rows, args.block, args.repeats)
     force_only = block_pass(layout, plain, rows, args.block, args.repeats)
     # the built-in sensor's output: depth, |v.t1|, |v.t2| in three blocks per sensor

@@ -219,7 +219,8 @@ class _PadBlocks:
         if buffer.shape[0] != height:
             buffer = self._slip_buffer = np.zeros((height, 3))
         else:
-            buffer[self._slip_rows] = 0.0
+            for component in range(3):
+                buffer[:, component][self._slip_rows] = 0.0
         _slip(summed, rows, buffer)
         self._slip_rows = rows
         return buffer

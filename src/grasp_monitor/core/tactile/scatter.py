@@ -15,9 +15,14 @@ def _slip(summed: np.ndarray, rows: np.ndarray | slice, out: np.ndarray) -> None
 
     ``summed`` holds those two sums per row: (R, 4).
     """
-    load = summed[:, 3:]
-    out[rows] = np.divide(summed[:, :3], load, out=np.zeros((load.shape[0], 3)),
-                          where=load > 0.0)
+    # 1 / load, 0 without load; then component by component: 1-D gathers and scatters
+    # cost a third of row-wise ones
+    scale = summed[:, 3].copy()
+    loaded = scale > 0.0
+    np.divide(1.0, scale, out=scale, where=loaded)
+    scale[~loaded] = 0.0
+    for component in range(3):
+        out[:, component][rows] = summed[:, component] * scale
 
 
 def _scatter_add(row: np.ndarray, bounds: np.ndarray, weight: np.ndarray,
