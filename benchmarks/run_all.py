@@ -77,6 +77,8 @@ BENCHMARKS = (
               ('--trials', '1')),
     Benchmark('lockstep', 'bench_lockstep.py', ('--repeats', '2'),
               ('--repeats', '1', '--rates', '1')),
+    Benchmark('tactile_builtin', 'bench_tactile_builtin.py', (),
+              ('--steps', '100', '--repeats', '1')),
 )
 
 
