@@ -193,10 +193,11 @@ def main() -> None:
         ratios.append(f['builtin'] / total)
         print(f'| {f["taxels"][0]} ({sum(f["taxels"])}) at {resolution * 1000:g} mm | '
               f'{"+".join(map(str, f["contacts"]))} | {f["ours_sensors"]:.1f} µs | '
-              f'{f["ours_blocks"]:.1f} µs ({f["force_only"]:.1f}) | {total:.1f} µs | {f["builtin"]:.1f} µs | '
+              f'{f["ours_blocks"]:.1f} µs ({f["force_only"]:.1f}) | {total:.1f} µs | '
+              f'{f["builtin"]:.1f} µs | '
               f'{ratios[-1]:.1f}x | {f["ours_slip_max"] * 1000:.3f} / '
               f'{f["builtin_slip_max"] * 1000:.3f} mm/s |')
-    print(f'\nµs per physics step. ours: sensors = the pipeline\'s MuJoCo sensors (pad contact '
+    print("\nµs per physics step. ours: sensors = the pipeline's MuJoCo sensors (pad contact "
           'sensors with linvel, pad poses, ground truth, energy frames); blocks = unpacking '
           'the rows and PadGroup.compute_block with slip on. built-in: its sensors alone. '
           f'Target: built-in / ours >= {TARGET_RATIO:g}: '

@@ -1,4 +1,4 @@
-"""The slip channel: each taxel's tangential velocity of the touching surface relative to the pad."""
+"""The slip channel: per taxel, the touching surface's tangential velocity relative to the pad."""
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.plugins import create_plugin

@@ -178,7 +178,7 @@ class TactilePad:
             ConfigError: ``config.slip`` on without ``velocity_in_world``.
         """
         if self.slip is not None and velocity_in_world is None:
-            raise ConfigError('a pad with slip on needs the contacts\' relative velocities '
+            raise ConfigError("a pad with slip on needs the contacts' relative velocities "
                               '(velocity_in_world)')
         position, quaternion = T_world_pad
         rotation = quat_to_matrix(quaternion)  # columns: pad axes in world
