@@ -132,8 +132,9 @@ def _model_and_data():
     return model, data
 
 
+@pytest.mark.parametrize('response', ['spread_linear', 'nearest'])
 @pytest.mark.parametrize('velocity', [[0.02, 0.0, 0.0], [0.0, -0.03, -0.01], [0.0, 0.0, 0.0]])
-def test_blocks_from_a_contact_sensor_with_linvel_give_the_per_step_slip(velocity):
+def test_blocks_from_a_contact_sensor_with_linvel_give_the_per_step_slip(velocity, response):
     slots = 8
     model = mujoco.MjModel.from_xml_string(SCENE.replace(
         '</worldbody>', '</worldbody><sensor><contact body1="pad" num="8" reduce="none" '
@@ -142,8 +143,8 @@ def test_blocks_from_a_contact_sensor_with_linvel_give_the_per_step_slip(velocit
     data.qvel[:] = velocity
     mujoco.mj_forward(model, data)
     shapes = geom_shapes(model, ['pad'])
-    pad = create_plugin('sensor', PadSpec('pad', settings={'slip': True}).plugin_config(),
-                        shapes=shapes, meshes=geom_meshes(model, shapes))
+    pad = create_plugin('sensor', PadSpec('pad', settings={'slip': True, 'response': response})
+                        .plugin_config(), shapes=shapes, meshes=geom_meshes(model, shapes))
     contacts = extract_contacts(model, data)
     body = model.body('pad').id
     pose = (data.xpos[body].copy(), data.xquat[body].copy())
@@ -160,3 +161,17 @@ def test_blocks_from_a_contact_sensor_with_linvel_give_the_per_step_slip(velocit
     assert pad.slip.shape == (1, len(pad.layout), 3)
     np.testing.assert_allclose(pad.slip[0], step_slip, atol=1e-12)
     assert np.abs(step_slip).max() == pytest.approx(np.abs(velocity[:2]).max(), abs=1e-12)
+
+
+def test_a_contact_out_of_every_taxels_reach_gives_its_slip_to_the_nearest_taxel():
+    pad, _ = pad_on_block({'slip': True}, [0.0, 0.0, 0.0])
+    # 3 cm below the pad's centre: no taxel within the spread radius; 1 N, sliding at
+    # 2 cm/s along tangent1 (world x), away along the normal (not slip)
+    frame = np.array([[[0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]]] * 2)
+    values = pad.compute_block(
+        [0, 1], [[0.0, 0.0, -0.03], [0.0, 0.0, 0.0]], frame, [[1.0, 0, 0], [0.0, 0, 0]],
+        np.zeros((2, 3)), [[1.0, 0, 0, 0]] * 2, None, [[0.5, 0.02, 0.0], [0.0, 0.0, 0.0]])
+    loaded = np.flatnonzero(np.abs(values[0]).sum(axis=1))
+    assert loaded.size == 1
+    np.testing.assert_allclose(pad.slip[0, loaded[0]], [0.02, 0.0, 0.0], atol=1e-15)
+    assert np.count_nonzero(pad.slip[0]) == 1 and not pad.slip[1].any()
