@@ -55,6 +55,8 @@ BENCHMARKS = (
     Benchmark('scaling', 'bench_scaling.py', ('--repeats', '2', '--seconds', '0.3'),
               ('--repeats', '1', '--seconds', '0.05', '--only', 'contacts')),
     Benchmark('tactile', 'bench_tactile.py', (), ('--samples', '10')),
+    Benchmark('tactile_builtin', 'bench_tactile_builtin.py', (),
+              ('--steps', '100', '--repeats', '1')),
     Benchmark('energy', 'bench_energy.py', (), ('--samples', '100000', '--repeats', '1')),
     Benchmark('epsilon', 'bench_epsilon.py', (),
               ('--contacts', '4', '8', '--grasps', '20', '--timed', '5')),

@@ -25,6 +25,9 @@ def per_step_twin(pipeline):
                        'noise_range': [0.01], 'noise_seed': [7]}, 1.2),
     # Each contact point moved onto the pad's surface by its penetration (the sensor's dist).
     ('pick_lift', {}, {'contact_point': ['surface', 'midpoint']}, 1.3),
+    # The slip channel, from the pad contact sensors' linvel; with distances too; through the
+    # lift (the object creeps in the pads).
+    ('pick_lift', {}, {'slip': [True], 'contact_point': ['surface']}, 2.6),
     # Cubes between two blocks: one pad is each contact's geom1, the other its geom2.
     ('multi_block', {'n_cubes': 2}, {'touch': ['force_vector_global'],
                                      'resolution': [0.02]}, 0.3),
@@ -35,7 +38,7 @@ def test_block_tactile_equals_compute_after_every_step(scenario, params, setting
         scene, PipelineConfig(control_rate_hz=100.0, block_s=0.05, force_test=None),
         pad_specs(scene.pads, **settings), drive=default_drive(scene))
     sim, arrays = per_step_twin(pipeline)
-    compared = touching = 0
+    compared = touching = slipping = 0
     while sim.time_s < until_s:
         pipeline.step_block(pipeline.block_steps)
         for row in range(pipeline.block_steps):
@@ -47,11 +50,16 @@ def test_block_tactile_equals_compute_after_every_step(scenario, params, setting
             for pad, values in enumerate(reading.values):
                 np.testing.assert_allclose(pipeline.values[pad][row], values,
                                            rtol=1e-12, atol=1e-12)
+                if reading.slip[pad] is not None:
+                    np.testing.assert_allclose(pipeline.tactile.pads[pad].slip[row],
+                                               reading.slip[pad], rtol=1e-9, atol=1e-12)
+                    slipping += bool(np.abs(reading.slip[pad]).max() > 1e-5)
                 compared += 1
                 touching += bool(arrays.pads[pad].contact_count)
     # Same physics, bit for bit, and the comparison saw contacts on the pads.
     np.testing.assert_array_equal(pipeline.sim.data.qpos, sim.data.qpos)
     assert touching >= 100 and compared >= 500
+    assert slipping >= 100 if settings.get('slip') else slipping == 0
 
 
 def test_run_reports_events_contact_force_and_energy():

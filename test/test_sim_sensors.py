@@ -30,7 +30,7 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
     assert (left.name, left.body, right.body) == ('finger_left', 'finger_left', 'finger_right')
     assert left.settings == {'resolution': 0.004, 'layout': 'primitives', 'touch': 'normal',
                              'response': 'spread_linear', 'force_frame': 'pad',
-                             'contact_point': 'midpoint', 'noise_type': 'none',
+                             'contact_point': 'midpoint', 'slip': False, 'noise_type': 'none',
                              'noise_range': 0.0, 'noise_seed': -1}
     assert (right.settings['touch'], right.settings['noise_seed']) == ('force_vector', 7)
     assert right.plugin_config()['type'] == 'tactile_array'
@@ -43,7 +43,7 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
      'bodies has 3 values for 2 pads (a, b); give one value for every pad or one per pad'),
     (lambda: pad_specs(['a'], resolutions=[0.1]),
      "unknown per-pad setting 'resolutions'; valid: resolution, layout, touch, response, "
-     'force_frame, contact_point, noise_type, noise_range, noise_seed'),
+     'force_frame, contact_point, slip, noise_type, noise_range, noise_seed'),
     (lambda: pad_specs(['a'], touch=['force_vector_global'], touch_functions=('normal',)),
      "tactile pad 'a': touch function 'force_vector_global' is not one of normal"),
     (lambda: pad_specs(['a'], noise_type=['pink']),
@@ -53,7 +53,7 @@ def test_per_pad_arrays_of_one_value_apply_to_every_pad():
      "got 'a/b'"),
     (lambda: PadSpec('a', settings={'spacing': 1.0}),
      "tactile pad 'a': unknown setting 'spacing'; valid: resolution, layout, touch, "
-     'response, force_frame, contact_point, noise_type, noise_range, noise_seed'),
+     'response, force_frame, contact_point, slip, noise_type, noise_range, noise_seed'),
 ])
 def test_bad_pad_settings_say_what_is_valid(call, message):
     with pytest.raises(ConfigError) as error:

@@ -131,6 +131,8 @@ class TactileReading:
         T_world_pad: per pad, its body's position (3,) m and quaternion (4,)
             (w, x, y, z) in the world (copies).
         contacts: every contact of the scene at that instant.
+        slip: per pad, (N, 3) m/s its taxels' slip (``TactilePad.slip``, a
+            new array), or None where the pad's ``slip`` setting is off.
     """
 
     time_s: float
@@ -138,6 +140,23 @@ class TactileReading:
     total_force_in_pad: tuple[np.ndarray, ...]
     T_world_pad: tuple[tuple[np.ndarray, np.ndarray], ...]
     contacts: Contacts
+    slip: tuple[np.ndarray | None, ...] = ()
+
+
+def contact_velocities(model: mujoco.MjModel, data: mujoco.MjData,
+                       contacts: Contacts) -> np.ndarray:
+    """Return (K, 3) m/s: geom2's body velocity relative to geom1's at each contact point.
+
+    From ``data.cvel`` (each body's spatial velocity about its subtree's
+    centre of mass, world axes), as ``mujoco.mj_objectVelocity`` gives it,
+    for all contacts at once. Flex contacts (body -1) count as the world's.
+    Read where the contacts were found (after ``mj_step``, before the next).
+    """
+    bodies = np.maximum(np.stack((contacts.body1, contacts.body2)), 0)  # (2, K)
+    velocity = data.cvel[bodies]  # (2, K, 6): angular, linear
+    arm = contacts.position_in_world[None] - data.subtree_com[model.body_rootid[bodies]]
+    linear = velocity[..., 3:] + np.cross(velocity[..., :3], arm)
+    return linear[1] - linear[0]
 
 
 class SimTactileArrays:
@@ -180,6 +199,7 @@ class SimTactileArrays:
         self._body_ids = np.array(
             [mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_BODY, spec.body)
              for spec in self.specs])
+        self._slip = any(pad.slip is not None for pad in self.pads)
 
     def compute(self) -> TactileReading:
         """Return every pad's values at the simulator's current state.
@@ -191,10 +211,12 @@ class SimTactileArrays:
         data = self.sim.data
         # One fancy-indexed copy per array, then views of it: cheaper than a copy per pad.
         poses = tuple(zip(data.xpos[self._body_ids], data.xquat[self._body_ids]))
-        values = tuple(pad.compute(contacts, pose) for pad, pose in zip(self.pads, poses))
+        velocity = contact_velocities(self.sim.model, data, contacts) if self._slip else None
+        values = tuple(pad.compute(contacts, pose, velocity)
+                       for pad, pose in zip(self.pads, poses))
         return TactileReading(contacts.time_s, values,
                               tuple(pad.total_force_in_pad for pad in self.pads), poses,
-                              contacts)
+                              contacts, tuple(pad.slip for pad in self.pads))
 
 
 # -- joint states --------------------------------------------------------------------------

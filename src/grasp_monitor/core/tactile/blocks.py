@@ -7,7 +7,7 @@ from typing import Any, Iterable
 from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile.candidate_grid import _SpreadTables
-from grasp_monitor.core.tactile.scatter import _combine, _scatter_add, _sum_by_sample
+from grasp_monitor.core.tactile.scatter import _combine, _scatter_add, _slip, _sum_by_sample
 from grasp_monitor.core.tactile.surface import on_surface_offset
 import numpy as np
 import numpy.typing as npt
@@ -28,11 +28,14 @@ class _PadBlocks:
 
     def __init__(self, pads: Iterable[Any]) -> None:
         self.pads = tuple(pads)
-        self._shared = len({(pad.config.touch, pad.config.response, pad.on_surface)
+        self._shared = len({(pad.config.touch, pad.config.response, pad.on_surface,
+                             pad.config.slip)
                             for pad in self.pads}) == 1
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
         self._tables: _SpreadTables | None = None
         self._counting = np.arange(0)  # 0, 1, 2, ...: kept, not rebuilt every block
+        self._slip_buffer = np.zeros((0, 3))
+        self._slip_rows: Any = slice(0)
         if self._shared and self.pads[0].config.response == 'spread_linear':
             self._tables = _SpreadTables([pad._grid for pad in self.pads])
 
@@ -46,6 +49,7 @@ class _PadBlocks:
         position_pads_in_world: npt.ArrayLike,
         quaternion_pads_in_world: npt.ArrayLike,
         distance_m: npt.ArrayLike | None = None,
+        velocity_in_contact: npt.ArrayLike | None = None,
     ) -> tuple[np.ndarray, ...]:
         """Return every pad's values of S samples: ``TactilePad.compute_block`` of each pad.
 
@@ -63,14 +67,19 @@ class _PadBlocks:
             quaternion_pads_in_world: (P, S, 4) each pad's orientation (w, x, y, z).
             distance_m: (K,) signed distance between the surfaces, m (negative:
                 penetrating); needed by pads whose ``contact_point`` is surface.
+            velocity_in_contact: (K, 3) m/s, the other body's velocity relative
+                to the pad at the contact point, in the contact frame (a MuJoCo
+                contact sensor's ``linvel``); needed by pads with ``slip`` on.
 
         Returns:
             Per pad, its (S, N, width) values, as ``TactilePad.compute_block``
-            returns them and with the same attributes set on the pad.
+            returns them and with the same attributes set on the pad (``slip``
+            (S, N, 3) with ``slip`` on).
 
         Raises:
             ConfigError: ``counts`` does not have one count >= 0 per pad adding up to K,
-                or a pad's ``contact_point`` is surface without ``distance_m``.
+                a pad's ``contact_point`` is surface without ``distance_m``, or a
+                pad has ``slip`` on without ``velocity_in_contact``.
             SimulationError: a contact position or a pad pose is not finite.
         """
         pads = self.pads
@@ -86,6 +95,11 @@ class _PadBlocks:
             distance_m = np.asarray(distance_m, dtype=float).reshape(-1)
         elif any(pad.on_surface for pad in pads):
             raise ConfigError("contact_point surface needs the contacts' distance_m")
+        slip = any(pad.slip is not None for pad in pads)
+        if slip and velocity_in_contact is None:
+            raise ConfigError("a pad with slip on needs the contacts' velocity_in_contact")
+        velocity = None if velocity_in_contact is None else np.asarray(
+            velocity_in_contact, dtype=float).reshape(-1, 3)
         force_in_contact = np.asarray(force_in_contact, dtype=float).reshape(-1, 3)
         pad_position = np.asarray(position_pads_in_world, dtype=float).reshape(len(pads), -1, 3)
         samples = pad_position.shape[1]
@@ -96,7 +110,8 @@ class _PadBlocks:
         if not self._shared:
             return tuple(pad.compute_block(
                 index[a:b], position[a:b], frame[a:b], force_in_contact[a:b], pad_position[p],
-                quaternion[p], None if distance_m is None else distance_m[a:b])
+                quaternion[p], None if distance_m is None else distance_m[a:b],
+                None if velocity is None else velocity[a:b])
                 for p, (pad, a, b) in enumerate(zip(pads, firsts, ends)))
         width = pads[0].width
         poses = len(pads) * samples
@@ -106,6 +121,7 @@ class _PadBlocks:
         signal_sum = total_force if width == 3 else np.zeros((poses, width))
         if index.size == 0:
             values = np.zeros((int(heights.sum()), width))
+            slip_sums: tuple[Any, np.ndarray] | None = (slice(0), np.zeros((0, 4)))
         else:
             # Sample s of pad p has pose p S + s.
             pose = np.repeat(np.arange(0, poses, samples), number)
@@ -140,23 +156,46 @@ class _PadBlocks:
             points_in_pad = _combine(offset, rotation).T
             if not np.isfinite(points_in_pad).all():
                 raise SimulationError('contact positions or the pad pose are not finite')
+            extra = None
+            if slip:
+                assert velocity is not None
+                velocity_rows = velocity.T
+                # the tangential part: along tangent1 and tangent2
+                tangential = frame_rows[1] * velocity_rows[1]
+                tangential += frame_rows[2] * velocity_rows[2]
+                # normal force x tangential velocity in the pad (3), normal force
+                extra = np.vstack((_combine(tangential, rotation) * force_rows[0],
+                                   force_rows[:1])).T
             signal = signal.T
             # Each sample of each pad has its own N rows of the output.
             base = np.repeat(first_rows, number)
             base += index * np.repeat(self._taxels, number)
             if self._tables is not None:
-                values = self._spread(points_in_pad, signal, base, number, firsts,
-                                      int(heights.sum()))
+                values, slip_sums = self._spread(points_in_pad, signal, base, number, firsts,
+                                                 int(heights.sum()), extra)
             else:
-                values = np.zeros((int(heights.sum()), width))
+                if extra is not None:
+                    signal = np.hstack((signal, extra))
+                spread_width = signal.shape[1]
+                values = np.zeros((int(heights.sum()), spread_width))
                 for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
                     pad._nearest(points_in_pad[a:b], signal[a:b],
-                                 values[row:row + height].reshape(samples, -1, width), index[a:b])
+                                 values[row:row + height].reshape(samples, -1, spread_width),
+                                 index[a:b])
+                if extra is not None:
+                    slip_sums = (slice(None), values[:, width:])
+                    values = np.ascontiguousarray(values[:, :width])
+        if slip:
+            assert slip_sums is not None
+            slip_values = self._slip_output(values.shape[0], *slip_sums)
         results = []
         for p, pad in enumerate(pads):
             pad_values = values[first_rows[p]:first_rows[p] + heights[p]].reshape(
                 samples, -1, width)
             pad.contact_count = int(number[p])
+            if slip:
+                pad.slip = slip_values[first_rows[p]:first_rows[p] + heights[p]].reshape(
+                    samples, -1, 3)
             pad.total_force_in_pad = total_force[p * samples:(p + 1) * samples]
             if pad.to_geom is not None:
                 pad.noise.apply(pad.in_force_frame(pad_values), out=pad_values)
@@ -170,9 +209,31 @@ class _PadBlocks:
             results.append(pad_values)
         return tuple(results)
 
+    def _slip_output(self, height: int, rows: Any, summed: np.ndarray) -> np.ndarray:
+        """Return (height, 3) the block's slip: ``_slip`` of the sums at ``rows``, 0 elsewhere.
+
+        One buffer serves every block (the rows the last one set are zeroed): a new
+        array's pages would each fault on first touch, one sample after another.
+        """
+        buffer = self._slip_buffer
+        if buffer.shape[0] != height:
+            buffer = self._slip_buffer = np.zeros((height, 3))
+        else:
+            for component in range(3):
+                buffer[:, component][self._slip_rows] = 0.0
+        _slip(summed, rows, buffer)
+        self._slip_rows = rows
+        return buffer
+
     def _spread(self, points_in_pad: np.ndarray, signal: np.ndarray, base: np.ndarray,
-                number: np.ndarray, firsts: np.ndarray, height: int) -> np.ndarray:
+                number: np.ndarray, firsts: np.ndarray, height: int,
+                extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """Return (height, width): each contact's signal shared by the taxels in range, linearly.
+
+        With ``extra`` (K, 4) (normal force x tangential velocity, normal force),
+        also return the rows touched and (R, 4) ``extra`` shared over them with
+        the same weights (not over every row: a dense sum would pass over every
+        taxel of every sample); else None.
 
         One sample (``compute``, a node's tick) takes the padded candidate
         table (``_spread_padded``): few numpy calls for its few contacts. A
@@ -188,6 +249,7 @@ class _PadBlocks:
             number: (P,) contacts of each pad, given pad after pad.
             firsts: (P,) the first contact of each pad.
             height: rows of the output.
+            extra: (K, 4) what each contact spreads for the slip, or None.
         """
         tables = self._tables
         assert tables is not None
@@ -237,6 +299,10 @@ class _PadBlocks:
         row += np.repeat(base.astype(index_type), candidates)
         values = _scatter_add(row, bounds.astype(index_type), weight, signal / total[:, None],
                               height)
+        if extra is not None:
+            # Each term's share of its contact's extra.
+            shares = np.repeat(extra / total[:, None], candidates, axis=0)
+            shares *= weight[:, None]
         if any_alone:
             # No taxel in range: fall back to the nearest one, so no force is lost.
             for p, pad in enumerate(self.pads):
@@ -245,4 +311,13 @@ class _PadBlocks:
                 if lost.size:
                     _, nearest = pad._taxel_tree.query(points_in_pad[lost])
                     np.add.at(values, base[lost] + nearest, signal[lost])
-        return values
+                    if extra is not None:
+                        row = np.concatenate((row, (base[lost] + nearest).astype(row.dtype)))
+                        shares = np.concatenate((shares, extra[lost]))
+        if extra is None:
+            return values, None
+        touched, inverse = np.unique(row, return_inverse=True)
+        summed = np.empty((touched.size, 4))
+        for column in range(4):
+            summed[:, column] = np.bincount(inverse, shares[:, column], minlength=touched.size)
+        return values, (touched, summed)

@@ -42,6 +42,10 @@ class TactileConfig:
             between the two surfaces (``midpoint``), or that point moved along
             the normal onto the pad's surface by half the penetration
             (``surface``).
+        slip: also give each taxel's slip (``TactilePad.slip``): the
+            tangential velocity of the touching surface relative to the pad,
+            in the pad frame, m/s, shared among the taxels with the force's
+            weights and averaged by normal force.
     """
 
     touch: str = 'force_vector'
@@ -50,6 +54,7 @@ class TactileConfig:
     noise: NoiseConfig = field(default_factory=NoiseConfig)
     force_frame: str = FORCE_FRAMES[0]
     contact_point: str = CONTACT_POINTS[0]
+    slip: bool = False
 
     def __post_init__(self) -> None:
         for name, choices in (('force_frame', FORCE_FRAMES), ('contact_point', CONTACT_POINTS)):
@@ -67,5 +72,7 @@ class TactileConfig:
             raise ConfigError(
                 f"resolution_m must be a finite number > 0 (or None for the layout's), "
                 f'got {self.resolution_m}')
+        if not isinstance(self.slip, bool):
+            raise ConfigError(f'slip must be a bool, got {type(self.slip).__name__} {self.slip!r}')
         if not isinstance(self.noise, NoiseConfig):
             raise ConfigError(f'noise must be a NoiseConfig, got {type(self.noise).__name__}')

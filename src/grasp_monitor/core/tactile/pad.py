@@ -6,6 +6,9 @@ because ``Contacts.force_in_contact`` is the force on geom2), expressed by
 the touch function (in the frame ``force_frame`` says) and spread over the
 taxels by the response function from the contact point (moved onto the pad's
 surface if ``contact_point`` says so).
+With ``slip`` on, each contact's tangential velocity relative to the pad,
+times its normal force, and that normal force are spread with the same
+weights; their ratio at a taxel is its slip, 0 where no force bears.
 ``compute`` has no Python loop per contact or per taxel: a contact's
 candidate taxels come from a grid of cells (``candidate_grid``), and a k-d
 tree answers the rare contact with no taxel in range.
@@ -24,6 +27,7 @@ from grasp_monitor.core.tactile.candidate_grid import _CandidateGrid
 from grasp_monitor.core.tactile.config import (
     SPREAD_RADIUS_RESOLUTIONS, TactileConfig, TOUCH_FUNCTIONS)
 from grasp_monitor.core.tactile.layout import PadLayout
+from grasp_monitor.core.tactile.scatter import _slip
 from grasp_monitor.core.tactile.surface import on_surface_offset
 from grasp_monitor.core.values import Contacts
 import numpy as np
@@ -52,6 +56,10 @@ class TactilePad:
         total_force_in_pad: (3,) N, sum of the forces on the pad in the pad
             frame at the last ``compute`` (before noise), for checks.
         contact_count: contacts that touched the pad at the last ``compute``.
+        slip: (N, 3) m/s at the last ``compute`` with ``config.slip`` on, else
+            None: per taxel, the tangential velocity of the touching surface
+            relative to the pad, in the pad frame, averaged over the contacts
+            that reach the taxel by their share of normal force (no noise).
 
     Raises:
         ConfigError: bad names, resolution or geom ids.
@@ -79,14 +87,17 @@ class TactilePad:
         self._grid = _CandidateGrid(layout.positions_in_body, self.spread_radius_m)
         # Where each padded candidate's components land in the flattened (N + 1, width)
         # output of one sample; the extra row collects the filler candidates.
-        self._scatter = (self._grid.indices[:, None, :] * self.width
-                         + np.arange(self.width)[None, :, None])
-        self._bins = (len(layout) + 1) * self.width
+        # With slip, the spread carries 4 more columns: normal force x velocity (3), normal force.
+        self._spread_width = self.width + (4 if self.config.slip else 0)
+        self._scatter = (self._grid.indices[:, None, :] * self._spread_width
+                         + np.arange(self._spread_width)[None, :, None])
+        self._bins = (len(layout) + 1) * self._spread_width
         # Pad membership of geom id g at entry g + 1; entry 0 (id -1) and the last
         # entry (every larger id, by clipping) are False.
         self._is_pad_geom = np.zeros(int(ids.max()) + 3, dtype=bool)
         self._is_pad_geom[ids + 1] = True
-        self._values = np.zeros((len(layout), self.width))
+        self._values = np.zeros((len(layout), self._spread_width))
+        self.slip: np.ndarray | None = np.zeros((len(layout), 3)) if self.config.slip else None
         self._capacity = 0
         self._grow(16)
         self.total_force_in_pad = np.zeros(3)
@@ -140,7 +151,8 @@ class TactilePad:
         return self._is_pad_geom.take(geom_ids + 1, mode='clip')
 
     def compute(self, contacts: Contacts,
-                T_world_pad: tuple[npt.ArrayLike, npt.ArrayLike]) -> np.ndarray:
+                T_world_pad: tuple[npt.ArrayLike, npt.ArrayLike],
+                velocity_in_world: npt.ArrayLike | None = None) -> np.ndarray:
         """Return the taxel values for ``contacts`` with the pad at ``T_world_pad``.
 
         Contacts between two geoms of the pad itself are ignored. A
@@ -152,6 +164,9 @@ class TactilePad:
             contacts: every contact of the scene (others are filtered out).
             T_world_pad: pose of the pad body in the world: position (3,) m
                 and unit quaternion (4,) (w, x, y, z), pad to world.
+            velocity_in_world: (K,) x 3 m/s, for every contact the velocity of
+                geom2's body relative to geom1's at the contact point; needed
+                with ``config.slip`` on (sets ``slip``), else unused.
 
         Returns:
             (N, width) values per taxel, in the units and frame of the touch
@@ -160,7 +175,11 @@ class TactilePad:
         Raises:
             SimulationError: a touching contact's position or the pad pose is
                 not finite (a diverged simulation).
+            ConfigError: ``config.slip`` on without ``velocity_in_world``.
         """
+        if self.slip is not None and velocity_in_world is None:
+            raise ConfigError("a pad with slip on needs the contacts' relative velocities "
+                              '(velocity_in_world)')
         position, quaternion = T_world_pad
         rotation = quat_to_matrix(quaternion)  # columns: pad axes in world
         on_geom1 = self._on_pad(contacts.geom1)
@@ -171,7 +190,9 @@ class TactilePad:
         values.fill(0.0)
         if touching.size == 0:
             self.total_force_in_pad = np.zeros(3)
-            return self.noise.apply(values)
+            if self.slip is not None:
+                self.slip = np.zeros_like(self.slip)
+            return self.noise.apply(values[:, :self.width])
         # Contacts hold the force on geom2; the pad as geom1 feels the opposite.
         sign = np.where(on_geom2[touching], 1.0, -1.0)
         frame = contacts.frame_in_world[touching]
@@ -196,11 +217,33 @@ class TactilePad:
         points_in_pad = (points - np.asarray(position)) @ rotation
         if not np.isfinite(points_in_pad).all():
             raise SimulationError('contact positions or the pad pose are not finite')
+        if self.slip is not None:
+            signal = np.hstack((signal, self._slip_signal(
+                np.asarray(velocity_in_world)[touching], -sign, frame[:, 0, :],
+                force_in_contact[:, 0], rotation)))
         if self.config.response == 'spread_linear':
             self._spread_padded(points_in_pad, signal, values)
         else:
             self._nearest(points_in_pad, signal, values[None], None)
-        return self.noise.apply(self.in_force_frame(values))
+        if self.slip is not None:
+            self.slip = np.zeros((len(self.layout), 3))
+            _slip(values[:, self.width:], slice(None), self.slip)
+        return self.noise.apply(self.in_force_frame(values[:, :self.width]))
+
+    @staticmethod
+    def _slip_signal(velocity_21: np.ndarray, sign: np.ndarray, normal: np.ndarray,
+                     normal_force: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+        """Return (K, 4): normal force x tangential velocity in the pad (3), normal force.
+
+        ``velocity_21`` is geom2's velocity relative to geom1's; ``sign`` +1
+        where the pad is geom1 (the other surface is geom2), -1 otherwise.
+        """
+        velocity = velocity_21 * sign[:, None]
+        velocity -= np.einsum('ki,ki->k', velocity, normal)[:, None] * normal
+        out = np.empty((sign.size, 4))
+        np.multiply(velocity @ rotation, normal_force[:, None], out=out[:, :3])
+        out[:, 3] = normal_force
+        return out
 
     def compute_block(
         self,
@@ -211,6 +254,7 @@ class TactilePad:
         position_pad_in_world: npt.ArrayLike,
         quaternion_pad_in_world: npt.ArrayLike,
         distance_m: npt.ArrayLike | None = None,
+        velocity_in_contact: npt.ArrayLike | None = None,
     ) -> np.ndarray:
         """Return the taxel values of S samples at once: S calls of ``compute`` in one.
 
@@ -231,12 +275,17 @@ class TactilePad:
             quaternion_pad_in_world: (S, 4) pad orientation (w, x, y, z).
             distance_m: (K,) signed distance between the surfaces, m (negative:
                 penetrating); needed by ``contact_point`` surface.
+            velocity_in_contact: (K, 3) m/s, the other body's velocity relative
+                to the pad at the contact point, in the contact frame (a MuJoCo
+                contact sensor's ``linvel``); needed with ``slip`` on.
 
         Returns:
             (S, N, width) values per sample and taxel, noise applied in sample
             order (a new array); ``total_force_in_pad`` becomes (S, 3),
             ``value_sum`` (S, width) the sum of each sample's values over the
-            taxels, and ``contact_count`` the contacts of the block.
+            taxels, ``contact_count`` the contacts of the block, and ``slip``
+            (S, N, 3) with ``slip`` on (a view of the group's buffer, which its
+            next block overwrites).
 
         Raises:
             SimulationError: a contact position or a pad pose is not finite.
@@ -247,7 +296,8 @@ class TactilePad:
         return self._group.compute_block(
             (index.size,), index, position_in_world, frame_in_world, force_in_contact,
             np.asarray(position_pad_in_world, dtype=float).reshape(1, -1, 3),
-            np.asarray(quaternion_pad_in_world, dtype=float).reshape(1, -1, 4), distance_m)[0]
+            np.asarray(quaternion_pad_in_world, dtype=float).reshape(1, -1, 4), distance_m,
+            velocity_in_contact)[0]
 
     def _grow(self, count: int) -> None:
         """Make the per-contact buffers hold at least ``count`` contacts (doubling)."""
@@ -256,7 +306,7 @@ class TactilePad:
         self._capacity = max(count, 2 * self._capacity)
         width = self._grid.width
         self._distance = np.empty((self._capacity, 1, width))
-        self._contribution = np.empty((self._capacity, self.width, width))
+        self._contribution = np.empty((self._capacity, self._spread_width, width))
         # Row k is (-2 q_k, 1): times a candidate's (x, y, z, |t|^2) column.
         self._coefficients = np.ones((self._capacity, 1, 4))
 
@@ -292,7 +342,7 @@ class TactilePad:
         np.multiply(weight[:, None, :], (signal / total[:, None])[:, :, None], out=contribution)
         accumulated = np.bincount(self._scatter[rows].reshape(-1), contribution.reshape(-1),
                                   minlength=self._bins)
-        values[...] = accumulated.reshape(-1, self.width)[:-1]
+        values[...] = accumulated.reshape(-1, self._spread_width)[:-1]
         if any_alone:
             # No taxel in range: fall back to the nearest one, so no force is lost.
             _, nearest = self._taxel_tree.query(points_in_pad[alone])
@@ -311,5 +361,6 @@ class TactilePad:
             nearest[far] = self._taxel_tree.query(points_in_pad[far])[1]
         if sample is not None:
             nearest = nearest + sample * len(self.layout)
-        slots = (nearest[:, None] * self.width + np.arange(self.width)).reshape(-1)
+        width = signal.shape[1]
+        slots = (nearest[:, None] * width + np.arange(width)).reshape(-1)
         values.reshape(-1)[...] = np.bincount(slots, signal.reshape(-1), minlength=values.size)

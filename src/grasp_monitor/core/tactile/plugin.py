@@ -33,6 +33,7 @@ def make_tactile_array(parameters: Mapping[str, Any], *, shapes: Iterable[GeomSh
     config = TactileConfig(parameters['touch'], parameters['response'],
                            noise=NoiseConfig.from_parameters(dict(parameters)),
                            force_frame=parameters['force_frame'],
-                           contact_point=parameters['contact_point'])
+                           contact_point=parameters['contact_point'],
+                           slip=parameters['slip'])
     return TactilePad(layout, [shape.geom_id for shape in shapes], config,
                       {shape.geom_id: shape.quaternion_in_body for shape in shapes})

@@ -27,6 +27,9 @@ TACTILE_SETTINGS = (
     Setting('contact_point', CONTACT_POINTS[0], "Where a contact acts: MuJoCo's point midway "
             "between the surfaces, or that point moved onto the pad's surface.",
             choices=CONTACT_POINTS),
+    Setting('slip', False, "Also compute each taxel's slip: the tangential velocity of the "
+            'touching surface relative to the pad, in the pad frame, averaged over its '
+            'contacts by normal force, m/s (simulation only; not published on a topic).'),
 ) + NOISE_SETTINGS
 #: Each setting by name.
 BY_NAME = {setting.name: setting for setting in TACTILE_SETTINGS}

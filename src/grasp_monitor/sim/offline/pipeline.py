@@ -98,8 +98,10 @@ class OfflinePipeline:
                               f"monitor's, {truth[0]!r}: the contacts are those with it")
         # Only a pad that moves contact points onto its surface needs their distances.
         distances = any(spec.settings['contact_point'] == 'surface' for spec in specs)
+        velocities = any(spec.settings['slip'] for spec in specs)
         scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth,
-                                      truth[0] if self.config.contacts else '', distances)
+                                      truth[0] if self.config.contacts else '', distances,
+                                      velocities)
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive,
                              motor_noise=self.config.motor_noise)
         self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
@@ -130,7 +132,7 @@ class OfflinePipeline:
         grasp_monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
             sensor_period_s=sample_s, robot_bodies=tuple(spec.name for spec in specs)))
         layout = SensorLayout(model, scene, bodies, self.config.contact_slots, truth,
-                              self.config.contacts, distances)
+                              self.config.contacts, distances, velocities)
         self.evaluation = BlockEvaluation(
             self.config, self.sim, arrays, layout, tracker, grasp_monitor,
             self.steps_per_monitor_sample, metrics)

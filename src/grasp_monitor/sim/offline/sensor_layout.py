@@ -5,8 +5,9 @@ the pad with the object (the contacts the simulator node publishes on
 ``contacts`` that the monitor and metrics nodes keep); the ground-truth sensors
 of the monitor's and metrics' bodies; per pad, a contact sensor on the pad body
 (``num`` slots of found, force, pos, normal, tangent, and the distance between the
-surfaces after the force when a pad moves contact points onto its surface;
-contacts seen from the pad) and the pad body's pose; the base body's position;
+surfaces after the force when a pad moves contact points onto its surface, and
+the other body's velocity relative to the pad (``linvel``) last when a pad has
+slip on; contacts seen from the pad) and the pad body's pose; the base body's position;
 then the frame sensors of ``with_frame_sensors`` (objects and pads, inertial
 frames) for the energy metric.
 Written and read here only, so the two cannot disagree.
@@ -43,11 +44,12 @@ def object_sensor(pad_body: str) -> str:
 
 def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
                           truth_bodies: Sequence[str] = (), object_body: str = '',
-                          distances: bool = False) -> Scene:
+                          distances: bool = False, velocities: bool = False) -> Scene:
     """Return ``scene`` with the pipeline's sensors appended (module docstring).
 
     ``distances``: the pads' contact sensors report the distance between the
-    surfaces too (a pad's ``contact_point`` surface needs it).
+    surfaces too (a pad's ``contact_point`` surface needs it); ``velocities``:
+    and the relative velocity at the contacts (a pad's ``slip`` needs it).
 
     Order in ``sensordata``: with ``object_body``, per pad body its contact sensor
     with that body (named by ``object_sensor``); the ground-truth sensors of ``truth_bodies``
@@ -64,7 +66,8 @@ def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
     sensors += ''.join(f'<{kind} name="{truth_sensor(body, kind)}" objtype="xbody" '
                        f'objname="{body}"/>' for body in truth_bodies for kind in TRUTH_SENSORS)
     sensors += ''.join(
-        f'<contact body1="{body}" num="{slots}" data="{_SLOT_DATA[distances]}"'
+        f'<contact body1="{body}" num="{slots}" '
+        f'data="{_SLOT_DATA[distances]}{" linvel" if velocities else ""}"'
         f' reduce="none"/><framepos objtype="xbody" objname="{body}"/>'
         f'<framequat objtype="xbody" objname="{body}"/>' for body in pad_bodies)
     sensors += f'<framepos objtype="xbody" objname="{scene.base_body}"/>'
@@ -85,15 +88,17 @@ class SensorLayout:
         truth_bodies: the bodies with ground truth, the monitor's object first.
         contacts: whether the object contact sensors were appended.
         distances: whether the pads' contact sensors report distances.
+        velocities: whether they report the relative velocities (``linvel``).
     """
 
     def __init__(self, model: mujoco.MjModel, scene: Scene, pad_bodies: Sequence[str],
                  slots: int, truth_bodies: Sequence[str], contacts: bool,
-                 distances: bool = False) -> None:
+                 distances: bool = False, velocities: bool = False) -> None:
         self.slots = slots
         self.distances = distances
-        # A pad slot's values after `found`: force, [dist,] pos, normal, tangent.
-        width = SLOT_WIDTH + int(distances)
+        self.velocities = velocities
+        # A pad slot's values after `found`: force, [dist,] pos, normal, tangent, [linvel].
+        width = SLOT_WIDTH + int(distances) + 3 * int(velocities)
         self._pad_slot_width = width
         self._pad_slot_values = np.arange(1, width)
         # Ours come after any sensor of the scene's own and before the frame sensors.
@@ -140,8 +145,9 @@ class SensorLayout:
             starts.append(start)
         start = np.concatenate(starts)
         sample = start // width
-        # force (3), [dist,] pos (3), normal (3), tangent (3) of every touching slot, component
-        # by component (rows): one gather, and the cross product below on contiguous rows.
+        # force (3), [dist,] pos (3), normal (3), tangent (3), [linvel (3)] of every touching
+        # slot, component by component (rows): one gather, and the cross product below on
+        # contiguous rows.
         touching = np.take(flat, start + self._pad_slot_values[:, None])
         d = int(self.distances)  # rows after the force move down by the distance's
         # The (3, 3, K) frames: rows normal, tangent and tangent2 = normal x tangent.
@@ -158,6 +164,10 @@ class SensorLayout:
         quaternion = np.stack([record[:, columns] for _, _, columns in self.pad_columns])
         inputs = (counts, sample, touching[3 + d:6 + d].T, frames.transpose(2, 0, 1),
                   touching[0:3].T, position, quaternion)
+        if self.velocities:
+            # linvel: in the contact frame, of the other body relative to the pad
+            return inputs + (touching[3] if d else None, touching[12 + d:15 + d].T), \
+                found_per_pad
         return inputs + ((touching[3],) if d else ()), found_per_pad
 
     def frame_arrays(self, record: np.ndarray) -> tuple[np.ndarray, ...]:
