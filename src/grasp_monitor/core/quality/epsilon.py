@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import math
+import threading
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.quality.polytope import (
-    DEGENERATE, kernel, LIMIT, LOWER_DIMENSIONAL, MAX_VERTICES, OK, ORIGIN_OUTSIDE)
+    DEGENERATE, fitted, kernel, LIMIT, LOWER_DIMENSIONAL, MAX_VERTICES, OK, ORIGIN_OUTSIDE,
+    workspace)
 from grasp_monitor.core.quality.settings import CONTACT_MODELS, default, VARIANTS
 from grasp_monitor.core.quality.wrenches import contact_wrenches
 import numpy as np
@@ -37,6 +39,8 @@ import numpy.typing as npt
 TOLERANCE = 1e-9
 #: Generic directions for the first simplex (any fixed orthonormal basis off the axes).
 _AXES = np.linalg.qr(np.random.default_rng(0x5EED).normal(size=(6, 6)))[0].T.copy()
+#: Each thread's kernel workspace, kept from call to call.
+_WORK = threading.local()
 #: Why epsilon is 0 (or a bound), by the polytope's status.
 _REASONS = {
     LOWER_DIMENSIONAL: 'no force closure: the contact wrenches lie in a hyperplane',
@@ -105,6 +109,13 @@ class GraspQuality:
         return self.l1 if variant == 'l1' else self.linf
 
 
+def _distance(points: np.ndarray, linf: bool) -> tuple[float, int, int]:
+    work = getattr(_WORK, 'arrays', None) or workspace()
+    result = kernel()(points, linf, TOLERANCE, MAX_VERTICES, _AXES, work)
+    _WORK.arrays = fitted(work)
+    return result
+
+
 def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
     """Return epsilon of the (K, E, 6) contact wrenches and why it is 0 ('' if exact).
 
@@ -118,14 +129,12 @@ def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
         return 0.0, 'no contact'
     if not np.isfinite(points).all():
         return 0.0, 'contact wrenches not finite'
-    distance = kernel()
     linf = variant == 'linf'
-    value, status, _ = distance(points, linf, TOLERANCE, MAX_VERTICES, _AXES)
+    value, status, _ = _distance(points, linf)
     if status == DEGENERATE:  # ties of a symmetric grasp: joggle them apart
         scale = float(np.abs(points).max())
         jiggle = np.random.default_rng(0).uniform(-1.0, 1.0, points.shape) * 1e-10 * scale
-        value, status, _ = distance(points + jiggle, linf, TOLERANCE, MAX_VERTICES,
-                                    _AXES)
+        value, status, _ = _distance(points + jiggle, linf)
     if status in (OK, LIMIT):
         return float(value), _REASONS.get(status, '')
     return 0.0, _REASONS[status]
