@@ -101,23 +101,23 @@ def _plane(vertices: np.ndarray, ids: np.ndarray, center: np.ndarray, a: np.ndar
     return bool(np.isfinite(norm)) and norm > 0.0
 
 
-def _ridge_key(fv: np.ndarray, f: int, q: int, r: int) -> int:
-    """Return the four vertex ids of facet f other than slots q and r, sorted, as one key.
+def _ridge_key(ids: tuple[int, int, int, int, int, int], q: int, r: int) -> int:
+    """Return the four ``ids`` of a facet other than slots q and r, sorted, as one key.
 
-    Takes the table and a row, not the row: a view costs two atomic reference counts.
+    Takes numbers, not an array: passing an array costs two atomic reference counts.
     """
     v0 = v1 = v2 = v3 = 0
     w = 0
     for t in range(6):
         if t != q and t != r:
             if w == 0:
-                v0 = fv[f, t]
+                v0 = ids[t]
             elif w == 1:
-                v1 = fv[f, t]
+                v1 = ids[t]
             elif w == 2:
-                v2 = fv[f, t]
+                v2 = ids[t]
             else:
-                v3 = fv[f, t]
+                v3 = ids[t]
             w += 1
     if v0 > v1:
         v0, v1 = v1, v0
@@ -472,12 +472,20 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             if not (np.isfinite(n) and n > 0.0):
                 return d, DEGENERATE, nv
             alive[new] = True
-            if inside:
-                _push(heap_d, heap_f, nheap, 1.0 / np.sqrt(n), new)
+            if inside:  # push it on the heap (here, not by a call: see _ridge_key)
+                i, dist = nheap, 1.0 / np.sqrt(n)
+                while i > 0:
+                    parent = (i - 1) >> 1
+                    if heap_d[parent] <= dist:
+                        break
+                    heap_d[i], heap_f[i] = heap_d[parent], heap_f[parent]
+                    i = parent
+                heap_d[i], heap_f[i] = dist, new
                 nheap += 1
+            ids = (fv[new, 0], fv[new, 1], fv[new, 2], fv[new, 3], fv[new, 4], fv[new, 5])
             for q in range(6):  # each ridge through the new vertex joins two new facets
                 if q != r:
-                    key = _ridge_key(fv, new, q, r)
+                    key = _ridge_key(ids, q, r)
                     # mix every id into the low bits: a plain product's low bits hold
                     # only the smallest id, and ridges sharing it would probe in a line
                     h = (key ^ (key >> 17) ^ (key >> 31)) * 0x2545F4914F6CDD1D
@@ -513,9 +521,10 @@ def kernel() -> Callable[..., Any]:
                      'times slower (pip install numba, or the python3-numba package)')
         return _distance
     global _support, _plane, _ridge_key, _push, _pop, _grown_int, _grown_float
-    jit = functools.partial(numba.njit, cache=True, nogil=True)
+    # numpy error model: no zero-division checks (a zero divisor gives inf, caught as such)
+    jit = functools.partial(numba.njit, cache=True, nogil=True, error_model="numpy")
     _support, _plane = jit(_support), jit(_plane)
-    _ridge_key = jit(_ridge_key, inline="always")  # called per ridge: no call, no counts
+    _ridge_key = jit(_ridge_key)
     _push, _pop = jit(_push, inline="always"), jit(_pop, inline="always")
     _grown_int, _grown_float = jit(_grown_int), jit(_grown_float)
     return jit(_distance)
