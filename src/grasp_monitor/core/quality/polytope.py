@@ -163,7 +163,8 @@ def _pop(keys: np.ndarray, ids: np.ndarray, n: int) -> None:
 
 
 def _grown_int(x: np.ndarray, n: int, fill: int) -> np.ndarray:
-    y = np.full((n,) + x.shape[1:], fill, np.int64)
+    y = np.empty((n,) + x.shape[1:], x.dtype)
+    y[:] = fill
     y[:x.shape[0]] = x
     return y
 
@@ -183,8 +184,8 @@ def workspace(vertices: int = 128, facets: int = 1024, horizon: int = 64, table:
     rows the call needed of each) asks for more, takes larger ones (``fitted``).
     """
     return (np.zeros((vertices, 6)),  # the polytope's vertices
-            np.zeros((facets, 6), np.int64),  # each facet's vertex ids
-            np.zeros((facets, 6), np.int64),  # its neighbour across the ridge without slot r
+            np.zeros((facets, 6), np.int32),  # each facet's vertex ids (int32: less to
+            np.zeros((facets, 6), np.int32),  # read) and neighbour across ridge r
             np.zeros((facets, 6)),  # its plane a·(x - center) = 1
             np.zeros(facets, np.bool_),  # alive
             np.zeros(facets, np.int64),  # the search in which found visible
@@ -309,6 +310,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             fa[j, c] = a[c]
         alive[j] = True
     nf, nv = 7, 7
+    upper = np.inf  # the least support seen in a unit direction: epsilon is at most that
     nheap = 0  # entries in the heap (once inside: facets by distance)
     inside = False
     stamp = state[0]  # one per search for the visible facets (mark, seen, the table)
@@ -365,7 +367,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             for c in range(6):
                 u[c] = fa[k, c] * d
             h = _support(points, linf, u, s)
-            if h - d <= tol * h:
+            upper = min(upper, h)  # the set's support in a unit direction bounds it above
+            if upper - d <= tol * upper:
                 return d, OK, nv
         if nv == max_vertices:
             return (d if inside else 0.0), LIMIT, nv
@@ -482,7 +485,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                     i = parent
                 heap_d[i], heap_f[i] = dist, new
                 nheap += 1
-            ids = (fv[new, 0], fv[new, 1], fv[new, 2], fv[new, 3], fv[new, 4], fv[new, 5])
+            ids = (np.int64(fv[new, 0]), np.int64(fv[new, 1]), np.int64(fv[new, 2]),
+                   np.int64(fv[new, 3]), np.int64(fv[new, 4]), np.int64(fv[new, 5]))
             for q in range(6):  # each ridge through the new vertex joins two new facets
                 if q != r:
                     key = _ridge_key(ids, q, r)
