@@ -28,7 +28,7 @@ _log = logging.getLogger(__name__)
 
 #: Statuses the kernel returns (lower-dimensional: the set lies in a hyperplane).
 OK, LOWER_DIMENSIONAL, ORIGIN_OUTSIDE, DEGENERATE, LIMIT = range(5)
-#: Bits of a vertex id in a ridge key (four ids in an int64).
+#: Bits of a vertex id in a facet's packed ids (five in an int64; a ridge key holds four).
 _ID_BITS = 12
 #: Vertices of a polytope, at most (2 ** _ID_BITS).
 MAX_VERTICES = 1 << _ID_BITS
@@ -99,37 +99,6 @@ def _plane(vertices: np.ndarray, ids: np.ndarray, center: np.ndarray, a: np.ndar
         a[r] = s / m[r, r]
         norm += a[r] * a[r]
     return bool(np.isfinite(norm)) and norm > 0.0
-
-
-def _ridge_key(ids: tuple[int, int, int, int, int, int], q: int, r: int) -> int:
-    """Return the four ``ids`` of a facet other than slots q and r, sorted, as one key.
-
-    Takes numbers, not an array: passing an array costs two atomic reference counts.
-    """
-    v0 = v1 = v2 = v3 = 0
-    w = 0
-    for t in range(6):
-        if t != q and t != r:
-            if w == 0:
-                v0 = ids[t]
-            elif w == 1:
-                v1 = ids[t]
-            elif w == 2:
-                v2 = ids[t]
-            else:
-                v3 = ids[t]
-            w += 1
-    if v0 > v1:
-        v0, v1 = v1, v0
-    if v2 > v3:
-        v2, v3 = v3, v2
-    if v0 > v2:
-        v0, v2 = v2, v0
-    if v1 > v3:
-        v1, v3 = v3, v1
-    if v1 > v2:
-        v1, v2 = v2, v1
-    return v0 | (v1 << 12) | (v2 << 24) | (v3 << 36)
 
 
 def _push(keys: np.ndarray, ids: np.ndarray, n: int, key: float, item: int) -> None:
@@ -449,10 +418,16 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
         for e in range(nh):
             f, r, g = hf[e], hr[e], hg[e]
             new = nf + e
+            # f's vertices but the one across from g, in order, then the new vertex (the
+            # largest id): rows stay sorted, so a ridge's key is a shift, not a sort
+            packed, w = 0, 0
             for c in range(6):
-                fv[new, c] = fv[f, c]
-            fv[new, r] = nv
-            fn[new, r] = g
+                if c != r:
+                    fv[new, w] = fv[f, c]
+                    packed |= np.int64(fv[f, c]) << (_ID_BITS * w)
+                    w += 1
+            fv[new, 5] = nv
+            fn[new, 5] = g
             for t in range(6):
                 if fn[g, t] == f:
                     fn[g, t] = new
@@ -475,7 +450,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             if not (np.isfinite(n) and n > 0.0):
                 return d, DEGENERATE, nv
             alive[new] = True
-            if inside:  # push it on the heap (here, not by a call: see _ridge_key)
+            if inside:  # push it on the heap (written out: a call would count references)
                 i, dist = nheap, 1.0 / np.sqrt(n)
                 while i > 0:
                     parent = (i - 1) >> 1
@@ -485,27 +460,26 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                     i = parent
                 heap_d[i], heap_f[i] = dist, new
                 nheap += 1
-            ids = (np.int64(fv[new, 0]), np.int64(fv[new, 1]), np.int64(fv[new, 2]),
-                   np.int64(fv[new, 3]), np.int64(fv[new, 4]), np.int64(fv[new, 5]))
-            for q in range(6):  # each ridge through the new vertex joins two new facets
-                if q != r:
-                    key = _ridge_key(ids, q, r)
-                    # mix every id into the low bits: a plain product's low bits hold
-                    # only the smallest id, and ridges sharing it would probe in a line
-                    h = (key ^ (key >> 17) ^ (key >> 31)) * 0x2545F4914F6CDD1D
-                    h = (h ^ (h >> 32)) & (size - 1)
-                    while table_step[h] == stamp and table_key[h] != key:
-                        h = (h + 1) & (size - 1)
-                    if table_step[h] != stamp:
-                        table_step[h] = stamp
-                        table_key[h] = key
-                        table_owner[h] = new * 8 + q
-                    else:
-                        other = table_owner[h]
-                        fn[new, q] = other // 8
-                        fn[other // 8, other % 8] = new
-                        table_key[h] = -2  # paired: later keys probe past it
-                        paired += 1
+            for q in range(5):  # each ridge through the new vertex joins two new facets
+                # its key: the four other vertices' ids (all but slot q), packed in order
+                low = packed & ((np.int64(1) << (_ID_BITS * q)) - 1)
+                key = low | ((packed >> (_ID_BITS * (q + 1))) << (_ID_BITS * q))
+                # mix every id into the low bits: a plain product's low bits hold only the
+                # smallest id, and ridges sharing it would probe in a line
+                h = (key ^ (key >> 17) ^ (key >> 31)) * 0x2545F4914F6CDD1D
+                h = (h ^ (h >> 32)) & (size - 1)
+                while table_step[h] == stamp and table_key[h] != key:
+                    h = (h + 1) & (size - 1)
+                if table_step[h] != stamp:
+                    table_step[h] = stamp
+                    table_key[h] = key
+                    table_owner[h] = new * 8 + q
+                else:
+                    other = table_owner[h]
+                    fn[new, q] = other >> 3
+                    fn[other >> 3, other & 7] = new
+                    table_key[h] = -2  # paired: later keys probe past it
+                    paired += 1
         if 2 * paired != 5 * nh:
             return d, DEGENERATE, nv
         for e in range(nvis):
@@ -524,11 +498,10 @@ def kernel() -> Callable[..., Any]:
         _log.warning('numba is not installed: the grasp quality runs as Python, about 100 '
                      'times slower (pip install numba, or the python3-numba package)')
         return _distance
-    global _support, _plane, _ridge_key, _push, _pop, _grown_int, _grown_float
+    global _support, _plane, _push, _pop, _grown_int, _grown_float
     # numpy error model: no zero-division checks (a zero divisor gives inf, caught as such)
     jit = functools.partial(numba.njit, cache=True, nogil=True, error_model="numpy")
     _support, _plane = jit(_support), jit(_plane)
-    _ridge_key = jit(_ridge_key)
     _push, _pop = jit(_push, inline="always"), jit(_pop, inline="always")
     _grown_int, _grown_float = jit(_grown_int), jit(_grown_float)
     return jit(_distance)
