@@ -157,8 +157,7 @@ def workspace(vertices: int = 128, facets: int = 1024, horizon: int = 64, table:
             np.zeros((facets, 6), np.int32),  # read) and neighbour across ridge r
             np.zeros((facets, 6)),  # its plane a·(x - center) = 1
             np.zeros(facets, np.bool_),  # alive
-            np.zeros(facets, np.int64),  # the search in which found visible
-            np.zeros(facets, np.int64),  # the search in which found not visible
+            np.zeros(facets, np.int64),  # 2 s + 1: visible in search s, 2 s: not visible
             np.zeros(facets), np.zeros(facets, np.int64),  # min-heap of distances, facets
             np.zeros(facets, np.int64), np.zeros(facets, np.int64),  # stack, visible
             np.zeros(horizon, np.int64), np.zeros(horizon, np.int64),  # horizon ridges:
@@ -172,7 +171,7 @@ def fitted(work: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """Return ``work``, or larger arrays if its last call needed more (its state)."""
     state = work[-1]
     if state[1] > work[0].shape[0] or state[2] > work[1].shape[0] or \
-            state[3] > work[11].shape[0] or state[4] > work[14].shape[0]:
+            state[3] > work[10].shape[0] or state[4] > work[13].shape[0]:
         return workspace(*(int(x) for x in state[1:]), clock=int(state[0]))
     return work
 
@@ -193,7 +192,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
     Returns:
         The distance (0 unless ``OK`` or ``LIMIT``), the status and the vertices used.
     """
-    (vertices, fv, fn, fa, alive, mark, seen, heap_d, heap_f, stack, visible, hf, hr, hg,
+    (vertices, fv, fn, fa, alive, tag, heap_d, heap_f, stack, visible, hf, hr, hg,
      table_key, table_owner, table_step, state) = work
     u, s, a = np.zeros(6), np.zeros(6), np.zeros(6)
     m = np.zeros((6, 7))
@@ -282,7 +281,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
     upper = np.inf  # the least support seen in a unit direction: epsilon is at most that
     nheap = 0  # entries in the heap (once inside: facets by distance)
     inside = False
-    stamp = state[0]  # one per search for the visible facets (mark, seen, the table)
+    stamp = state[0]  # one per search for the visible facets (tag, the table)
     d = 0.0
     for step in range(4 * max_vertices):
         if not inside:
@@ -355,7 +354,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             state[0] = stamp
             stack[0] = k
             top, nvis, nh = 1, 0, 0
-            mark[k] = stamp
+            seen_in, seen_out = 2 * stamp + 1, 2 * stamp
+            tag[k] = seen_in
             full = False
             while top > 0 and not full:
                 top -= 1
@@ -364,19 +364,20 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                 nvis += 1
                 for r in range(6):
                     g = fn[f, r]
-                    if mark[g] == stamp:
+                    tg = tag[g]
+                    if tg == seen_in:
                         continue
                     see = False
-                    if seen[g] != stamp:
+                    if tg != seen_out:
                         v = 0.0
                         for c in range(6):
                             v += fa[g, c] * s[c]
                         if v > 1.0 + 1e-12:
                             see = True
                         else:
-                            seen[g] = stamp
+                            tag[g] = seen_out
                     if see:
-                        mark[g] = stamp
+                        tag[g] = seen_in
                         stack[top] = g
                         top += 1
                     elif nh == hf.shape[0]:
@@ -399,8 +400,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             grown = np.zeros(cap, np.bool_)
             grown[:nf] = alive[:nf]
             alive = grown
-            mark = _grown_int(mark, cap, -1)
-            seen = _grown_int(seen, cap, -1)
+            tag = _grown_int(tag, cap, -1)
             heap_d = _grown_float(heap_d, cap)  # at most one entry per facet
             heap_f = _grown_int(heap_f, cap, 0)
             stack = _grown_int(stack, cap, 0)
@@ -420,12 +420,11 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             new = nf + e
             # f's vertices but the one across from g, in order, then the new vertex (the
             # largest id): rows stay sorted, so a ridge's key is a shift, not a sort
-            packed, w = 0, 0
-            for c in range(6):
-                if c != r:
-                    fv[new, w] = fv[f, c]
-                    packed |= np.int64(fv[f, c]) << (_ID_BITS * w)
-                    w += 1
+            packed = 0
+            for w in range(5):
+                id_ = fv[f, w + (w >= r)]  # no branch on r: it is anywhere
+                fv[new, w] = id_
+                packed |= np.int64(id_) << (_ID_BITS * w)
             fv[new, 5] = nv
             fn[new, 5] = g
             for t in range(6):
