@@ -154,7 +154,8 @@ def workspace(vertices: int = 128, facets: int = 1024, horizon: int = 64, table:
     """
     return (np.zeros((vertices, 6)),  # the polytope's vertices
             np.zeros((facets, 6), np.int32),  # each facet's vertex ids (int32: less to
-            np.zeros((facets, 6), np.int32),  # read) and neighbour across ridge r
+            np.zeros((facets, 6), np.int32),  # read) and neighbour across ridge r,
+            np.zeros((facets, 6), np.int8),  # and the slot the neighbour has it in
             np.zeros((facets, 6)),  # its plane a·(x - center) = 1
             np.zeros(facets, np.bool_),  # alive
             np.zeros(facets, np.int64),  # 2 s + 1: visible in search s, 2 s: not visible
@@ -171,7 +172,7 @@ def fitted(work: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """Return ``work``, or larger arrays if its last call needed more (its state)."""
     state = work[-1]
     if state[1] > work[0].shape[0] or state[2] > work[1].shape[0] or \
-            state[3] > work[10].shape[0] or state[4] > work[13].shape[0]:
+            state[3] > work[11].shape[0] or state[4] > work[14].shape[0]:
         return workspace(*(int(x) for x in state[1:]), clock=int(state[0]))
     return work
 
@@ -192,7 +193,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
     Returns:
         The distance (0 unless ``OK`` or ``LIMIT``), the status and the vertices used.
     """
-    (vertices, fv, fn, fa, alive, tag, heap_d, heap_f, stack, visible, hf, hr, hg,
+    (vertices, fv, fn, fm, fa, alive, tag, heap_d, heap_f, stack, visible, hf, hr, hg,
      table_key, table_owner, table_step, state) = work
     u, s, a = np.zeros(6), np.zeros(6), np.zeros(6)
     m = np.zeros((6, 7))
@@ -271,6 +272,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             if q != j:
                 fv[j, slot] = q
                 fn[j, slot] = q
+                fm[j, slot] = j if j < q else j - 1  # where vertex j is in facet q
                 slot += 1
         if not _plane(vertices, fv[j], center, a, m):
             return 0.0, DEGENERATE, 7
@@ -396,6 +398,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             cap = 2 * (nf + nh)
             fv = _grown_int(fv, cap, 0)
             fn = _grown_int(fn, cap, 0)
+            fm = _grown_int(fm, cap, 0)
             fa = _grown_float(fa, cap)
             grown = np.zeros(cap, np.bool_)
             grown[:nf] = alive[:nf]
@@ -426,11 +429,9 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                 fv[new, w] = id_
                 packed |= np.int64(id_) << (_ID_BITS * w)
             fv[new, 5] = nv
-            fn[new, 5] = g
-            for t in range(6):
-                if fn[g, t] == f:
-                    fn[g, t] = new
-                    break
+            t = fm[f, r]
+            fn[new, 5], fm[new, 5] = g, t
+            fn[g, t], fm[g, t] = new, 5
             # the plane through the ridge and the vertex: one of the pencil of f and g
             af, ag = 0.0, 0.0
             for c in range(6):
@@ -475,8 +476,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                     table_owner[h] = new * 8 + q
                 else:
                     other = table_owner[h]
-                    fn[new, q] = other >> 3
-                    fn[other >> 3, other & 7] = new
+                    fn[new, q], fm[new, q] = other >> 3, other & 7
+                    fn[other >> 3, other & 7], fm[other >> 3, other & 7] = new, q
                     table_key[h] = -2  # paired: later keys probe past it
                     paired += 1
         if 2 * paired != 5 * nh:
