@@ -146,7 +146,7 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
     """Return the L1 and L∞ epsilon of K contacts on an object.
 
     The L∞ set has far more vertices than the L1 set (the sum of every contact's
-    hull): it takes about 10 to 100 times as long.
+    hull): it takes about 4 to 20 times as long (benchmarks/RESULTS.md).
 
     Args:
         points_in_world: (K, 3) contact points, m.

@@ -14,7 +14,7 @@ CONTACT_MODELS = ('point', 'soft')
 #: Each setting with the ``EpsilonConfig`` field it sets.
 SETTINGS = (
     (Setting('epsilon.variant', 'l1', 'Epsilon computed each sample: l1 (sum of the '
-             'normal forces <= 1) or linf (each <= 1; about 10-100 times slower).',
+             'normal forces <= 1) or linf (each <= 1; about 4-20 times slower).',
              choices=VARIANTS, read_only=True), 'variant'),
     (Setting('epsilon.contact', 'point', 'Contact model: point (with friction) or soft '
              '(adds torsional friction about the normal).', choices=CONTACT_MODELS,
