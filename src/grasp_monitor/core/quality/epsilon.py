@@ -18,6 +18,13 @@ sets' support functions (``h1(u) = max_ij u·w_ij``, ``h∞(u) = Σ_i max(0, max
 to ``TOLERANCE``; the tests compare it with scipy's ConvexHull.
 
 Degenerate grasps never raise: they give 0 and say why (``GraspQuality.reason``).
+
+Under load (``EpsilonConfig.under_load``, L1 only; docs/deviations.md): the contacts
+already apply a wrench ``w_c`` (their forces on the object: what holds its weight, an
+external force, its acceleration). Per newton of their normal forces ``F`` it lies in
+``W1``; the value is then the distance from ``w_c / F`` to the boundary (``W1`` shifted by
+it): the smallest further disturbance, per unit of grip, that breaks the grasp. With no
+load it is epsilon; a load that grows against a steady grip lowers it to 0.
 """
 
 from __future__ import annotations
@@ -60,6 +67,8 @@ class EpsilonConfig:
         friction: Coulomb friction coefficient.
         cone_edges: edges of each polyhedral friction cone.
         torsion_m: torsional friction of a soft contact, m.
+        under_load: L1 from the contacts' present wrench, not the origin (module
+            docstring); needs their forces.
         torque_length_m: torques are divided by it, m (0: the largest distance of a
             contact from the centre of mass).
     """
@@ -69,6 +78,7 @@ class EpsilonConfig:
     friction: float = default('friction')
     cone_edges: int = default('cone_edges')
     torsion_m: float = default('torsion_m')
+    under_load: bool = default('under_load')
     torque_length_m: float = default('torque_length_m')
 
     def __post_init__(self) -> None:
@@ -80,6 +90,8 @@ class EpsilonConfig:
                               f'got {self.contact!r}')
         if not (math.isfinite(self.friction) and self.friction > 0):
             raise ConfigError(f'friction must be finite and > 0, got {self.friction}')
+        if self.under_load and self.variant != 'l1':
+            raise ConfigError(f'under_load needs variant l1, got variant {self.variant!r}')
         if not 3 <= self.cone_edges <= 64:
             raise ConfigError(f'cone_edges must be in [3, 64], got {self.cone_edges}')
         for name in ('torsion_m', 'torque_length_m'):
@@ -142,7 +154,8 @@ def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
 
 def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLike,
                   com_in_world: npt.ArrayLike, config: EpsilonConfig = EpsilonConfig(),
-                  variants: tuple[str, ...] = VARIANTS) -> GraspQuality:
+                  variants: tuple[str, ...] = VARIANTS,
+                  forces_on_object_in_world: npt.ArrayLike | None = None) -> GraspQuality:
     """Return the L1 and L∞ epsilon of K contacts on an object.
 
     The L∞ set has far more vertices than the L1 set (the sum of every contact's
@@ -155,6 +168,8 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         com_in_world: (3,) the object's centre of mass, m.
         config: how epsilon is computed.
         variants: the epsilons computed; the others are NaN.
+        forces_on_object_in_world: (K, 3) the contacts' forces, N: with
+            ``config.under_load``, L1 is taken from their wrench (module docstring).
     """
     def zero(count: int, reason: str) -> GraspQuality:
         return GraspQuality(0.0 if 'l1' in variants else math.nan,
@@ -164,8 +179,16 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
     normals = np.asarray(normals_in_world, float).reshape(-1, 3)
     if points.shape != normals.shape:
         return zero(0, 'points and normals count different contacts')
+    forces = None
+    if config.under_load and forces_on_object_in_world is not None:
+        forces = np.asarray(forces_on_object_in_world, float).reshape(-1, 3)
+        if forces.shape != points.shape:
+            return zero(0, 'forces and points count different contacts')
     length = np.sqrt(np.einsum('ki,ki->k', normals, normals))
     keep = np.isfinite(length) & (length > 0) & np.isfinite(points).all(axis=1)
+    if forces is not None:
+        keep &= np.isfinite(forces).all(axis=1)
+        forces = forces[keep]
     points, normals = points[keep], normals[keep] / length[keep, None]
     count = len(points)
     soft = config.contact == 'soft' and config.torsion_m > 0
@@ -183,6 +206,14 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         return zero(count, 'every contact is at the centre of mass')
     wrenches = contact_wrenches(from_com, normals, config.friction, config.cone_edges,
                                 config.torsion_m if soft else 0.0, torque_length_m)
-    l1, why_l1 = epsilon(wrenches, 'l1') if 'l1' in variants else (math.nan, '')
+    shifted = wrenches
+    grip_n = float(np.einsum('ki,ki->', forces, normals)) if forces is not None else 0.0
+    if grip_n > 0.0:  # the wrench the contacts apply now, per newton of normal force
+        shifted = wrenches - np.concatenate([
+            forces.sum(axis=0), np.cross(from_com, forces).sum(axis=0) / torque_length_m]
+        ) / grip_n
+    l1, why_l1 = epsilon(shifted, 'l1') if 'l1' in variants else (math.nan, '')
+    if grip_n > 0.0 and why_l1 == _REASONS[ORIGIN_OUTSIDE]:
+        why_l1 = 'no force closure, or the load per unit grip is beyond what it holds'
     linf, why_linf = epsilon(wrenches, 'linf') if 'linf' in variants else (math.nan, '')
     return GraspQuality(l1, linf, count, why_l1 or why_linf)

@@ -456,15 +456,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             if not (np.isfinite(n) and n > 0.0):
                 return d, DEGENERATE, nv
             alive[new] = True
-            if inside:  # push it on the heap (written out: a call would count references)
-                i, dist = nheap, 1.0 / np.sqrt(n)
-                while i > 0:
-                    parent = (i - 1) >> 1
-                    if heap_d[parent] <= dist:
-                        break
-                    heap_d[i], heap_f[i] = heap_d[parent], heap_f[parent]
-                    i = parent
-                heap_d[i], heap_f[i] = dist, new
+            if inside:
+                _push(heap_d, heap_f, nheap, 1.0 / np.sqrt(n), new)
                 nheap += 1
             for q in range(5):  # each ridge through the new vertex joins two new facets
                 # its key: the four other vertices' ids (all but slot q), packed in order
