@@ -433,7 +433,9 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             for w in range(5):
                 id_ = fv[f, w + (w >= r)]  # no branch on r: it is anywhere
                 fv[new, w] = id_
-                packed |= np.int64(id_) << (_ID_BITS * w)
+                # int, not np.int64: the hash's product wraps in numba; in Python it
+                # grows (np.int64 would warn of the overflow)
+                packed |= int(id_) << (_ID_BITS * w)
             fv[new, 5] = nv
             t = fm[f, r]
             fn[new, 5], fm[new, 5] = g, t
@@ -461,7 +463,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                 nheap += 1
             for q in range(5):  # each ridge through the new vertex joins two new facets
                 # its key: the four other vertices' ids (all but slot q), packed in order
-                low = packed & ((np.int64(1) << (_ID_BITS * q)) - 1)
+                low = packed & ((1 << (_ID_BITS * q)) - 1)
                 key = low | ((packed >> (_ID_BITS * (q + 1))) << (_ID_BITS * q))
                 # mix every id into the low bits: a plain product's low bits hold only the
                 # smallest id, and ridges sharing it would probe in a line
