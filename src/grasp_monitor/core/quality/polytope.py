@@ -338,8 +338,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                 if alive[k]:
                     break
                 k = -1
-            if k < 0:
-                return d, DEGENERATE, nv
+            if k < 0:  # every facet is at least the least support away: that is it
+                return (upper, OK, nv) if upper < np.inf else (d, DEGENERATE, nv)
             for c in range(6):
                 u[c] = fa[k, c] * d
             h = _support(points, linf, u, s)
@@ -458,7 +458,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             if not (np.isfinite(n) and n > 0.0):
                 return d, DEGENERATE, nv
             alive[new] = True
-            if inside:
+            if inside and n * upper * upper > 1.0:  # a facet beyond the least support
+                # seen never needs expanding
                 _push(heap_d, heap_f, nheap, 1.0 / np.sqrt(n), new)
                 nheap += 1
             for q in range(5):  # each ridge through the new vertex joins two new facets
