@@ -117,3 +117,39 @@ def test_bad_configuration_says_what_is_valid():
         EpsilonConfig(variant='l2')
     with pytest.raises(ConfigError, match=r'cone_edges must be in \[3, 64\]'):
         EpsilonConfig(cone_edges=2)
+
+
+def test_under_load_epsilon_is_the_margin_left_around_the_wrench_the_contacts_apply():
+    # four fingers on a 5 cm sphere, squeezing with 10 N each along their normals
+    points = 0.05 * np.array([[1.0, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0]])
+    normals = -points / 0.05
+    config = EpsilonConfig(friction=0.5, cone_edges=8, under_load=True)
+    squeeze = 10.0 * normals
+    per_unit = grasp_quality(points, normals, np.zeros(3), EpsilonConfig(friction=0.5))
+    assert per_unit.reason == '' and per_unit.l1 > 0
+    # a pure squeeze applies no net wrench: the margin is epsilon
+    quality = grasp_quality(points, normals, np.zeros(3), config, ('l1',), squeeze)
+    assert quality.l1 == pytest.approx(per_unit.l1, rel=1e-9)
+    # friction carrying a 6 N load along z: the applied wrench per newton of grip is
+    # (0, 0, 6 / 40, ...) and the margin is its distance from the hull's boundary
+    wrenches = contact_wrenches(points, normals, 0.5, 8, 0.0, 0.05)
+    margins = []
+    for load_n in (6.0, 12.0, 18.0):
+        forces = squeeze + [0.0, 0.0, load_n / 4]
+        quality = grasp_quality(points, normals, np.zeros(3), config, ('l1',), forces)
+        load = np.concatenate([[0.0, 0.0, load_n], np.zeros(3)]) / 40.0
+        assert quality.l1 == pytest.approx(epsilon_l1(wrenches - load), rel=1e-9)
+        margins.append(quality.l1)
+    assert per_unit.l1 > margins[0] > margins[1] > margins[2] > 0
+    # a load the grip cannot hold (friction 0.5 x 40 N = 20 N at most): 0, and why
+    beyond = grasp_quality(points, normals, np.zeros(3), config, ('l1',),
+                           squeeze + [0.0, 0.0, 6.0])
+    assert beyond.l1 == 0.0
+    assert beyond.reason == 'no force closure, or the load per unit grip is beyond what it holds'
+    # no forces given (taxels): per unit grip
+    assert grasp_quality(points, normals, np.zeros(3), config, ('l1',)).l1 == pytest.approx(
+        per_unit.l1, rel=1e-9)
+    assert grasp_quality(points, normals, np.zeros(3), config, ('l1',),
+                         squeeze[:3]).reason == 'forces and points count different contacts'
+    with pytest.raises(ConfigError, match="under_load needs variant l1, got variant 'linf'"):
+        EpsilonConfig(variant='linf', under_load=True)

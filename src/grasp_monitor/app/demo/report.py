@@ -243,7 +243,8 @@ def _plot_epsilon(ax: Any, series: Series, start_s: float, grasp_s: float | None
             ax.plot(rows[:, 0] - start_s, rows[:, column], color=colour,
                     label=f'epsilon {name}\nat the grasp {summary["at_grasp"]:.3g}\n'
                           f'peak {summary["peak"]:.3g}\n'
-                          f'mean from the grasp {summary["mean_after_grasp"]:.3g}')
+                          f'mean from the grasp {summary["mean_after_grasp"]:.3g}\n'
+                          f'least from the grasp {summary["min_after_grasp"]:.3g}')
             drawn = True
     ax.set_ylabel('epsilon (per unit grip)')
     ax.set_title('grasp quality: Ferrari–Canny epsilon of the contacts about the centre of mass'

@@ -50,7 +50,7 @@ def contacts_quality(obj: BodyState, points_in_world: np.ndarray,
     normals = forces if normals_in_world is None else np.asarray(normals_in_world, float)
     return grasp_quality(np.asarray(points_in_world, float).reshape(-1, 3)[keep],
                          normals.reshape(-1, 3)[keep], obj.position_in_world, config,
-                         (config.variant,))
+                         (config.variant,), forces[keep])
 
 
 def taxel_quality(obj: BodyState, pads: Sequence[BodyState],

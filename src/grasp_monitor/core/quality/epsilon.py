@@ -18,16 +18,25 @@ sets' support functions (``h1(u) = max_ij u·w_ij``, ``h∞(u) = Σ_i max(0, max
 to ``TOLERANCE``; the tests compare it with scipy's ConvexHull.
 
 Degenerate grasps never raise: they give 0 and say why (``GraspQuality.reason``).
+
+Under load (``EpsilonConfig.under_load``, L1 only; docs/deviations.md): the contacts
+already apply a wrench ``w_c`` (their forces on the object: what holds its weight, an
+external force, its acceleration). Per newton of their normal forces ``F`` it lies in
+``W1``; the value is then the distance from ``w_c / F`` to the boundary (``W1`` shifted by
+it): the smallest further disturbance, per unit of grip, that breaks the grasp. With no
+load it is epsilon; a load that grows against a steady grip lowers it to 0.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 import math
+import threading
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.quality.polytope import (
-    DEGENERATE, kernel, LIMIT, LOWER_DIMENSIONAL, MAX_VERTICES, OK, ORIGIN_OUTSIDE)
+    DEGENERATE, fitted, kernel, LIMIT, LOWER_DIMENSIONAL, MAX_VERTICES, OK, ORIGIN_OUTSIDE,
+    workspace)
 from grasp_monitor.core.quality.settings import CONTACT_MODELS, default, VARIANTS
 from grasp_monitor.core.quality.wrenches import contact_wrenches
 import numpy as np
@@ -37,6 +46,8 @@ import numpy.typing as npt
 TOLERANCE = 1e-9
 #: Generic directions for the first simplex (any fixed orthonormal basis off the axes).
 _AXES = np.linalg.qr(np.random.default_rng(0x5EED).normal(size=(6, 6)))[0].T.copy()
+#: Each thread's kernel workspace, kept from call to call.
+_WORK = threading.local()
 #: Why epsilon is 0 (or a bound), by the polytope's status.
 _REASONS = {
     LOWER_DIMENSIONAL: 'no force closure: the contact wrenches lie in a hyperplane',
@@ -56,6 +67,8 @@ class EpsilonConfig:
         friction: Coulomb friction coefficient.
         cone_edges: edges of each polyhedral friction cone.
         torsion_m: torsional friction of a soft contact, m.
+        under_load: L1 from the contacts' present wrench, not the origin (module
+            docstring); needs their forces.
         torque_length_m: torques are divided by it, m (0: the largest distance of a
             contact from the centre of mass).
     """
@@ -65,6 +78,7 @@ class EpsilonConfig:
     friction: float = default('friction')
     cone_edges: int = default('cone_edges')
     torsion_m: float = default('torsion_m')
+    under_load: bool = default('under_load')
     torque_length_m: float = default('torque_length_m')
 
     def __post_init__(self) -> None:
@@ -76,6 +90,8 @@ class EpsilonConfig:
                               f'got {self.contact!r}')
         if not (math.isfinite(self.friction) and self.friction > 0):
             raise ConfigError(f'friction must be finite and > 0, got {self.friction}')
+        if self.under_load and self.variant != 'l1':
+            raise ConfigError(f'under_load needs variant l1, got variant {self.variant!r}')
         if not 3 <= self.cone_edges <= 64:
             raise ConfigError(f'cone_edges must be in [3, 64], got {self.cone_edges}')
         for name in ('torsion_m', 'torque_length_m'):
@@ -105,6 +121,13 @@ class GraspQuality:
         return self.l1 if variant == 'l1' else self.linf
 
 
+def _distance(points: np.ndarray, linf: bool) -> tuple[float, int, int]:
+    work = getattr(_WORK, 'arrays', None) or workspace()
+    result = kernel()(points, linf, TOLERANCE, MAX_VERTICES, _AXES, work)
+    _WORK.arrays = fitted(work)
+    return result
+
+
 def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
     """Return epsilon of the (K, E, 6) contact wrenches and why it is 0 ('' if exact).
 
@@ -118,14 +141,12 @@ def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
         return 0.0, 'no contact'
     if not np.isfinite(points).all():
         return 0.0, 'contact wrenches not finite'
-    distance = kernel()
     linf = variant == 'linf'
-    value, status, _ = distance(points, linf, TOLERANCE, MAX_VERTICES, _AXES)
+    value, status, _ = _distance(points, linf)
     if status == DEGENERATE:  # ties of a symmetric grasp: joggle them apart
         scale = float(np.abs(points).max())
         jiggle = np.random.default_rng(0).uniform(-1.0, 1.0, points.shape) * 1e-10 * scale
-        value, status, _ = distance(points + jiggle, linf, TOLERANCE, MAX_VERTICES,
-                                    _AXES)
+        value, status, _ = _distance(points + jiggle, linf)
     if status in (OK, LIMIT):
         return float(value), _REASONS.get(status, '')
     return 0.0, _REASONS[status]
@@ -133,11 +154,12 @@ def epsilon(wrenches: npt.ArrayLike, variant: str = 'l1') -> tuple[float, str]:
 
 def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLike,
                   com_in_world: npt.ArrayLike, config: EpsilonConfig = EpsilonConfig(),
-                  variants: tuple[str, ...] = VARIANTS) -> GraspQuality:
+                  variants: tuple[str, ...] = VARIANTS,
+                  forces_on_object_in_world: npt.ArrayLike | None = None) -> GraspQuality:
     """Return the L1 and L∞ epsilon of K contacts on an object.
 
     The L∞ set has far more vertices than the L1 set (the sum of every contact's
-    hull): it takes about 10 to 100 times as long.
+    hull): it takes about 4 to 20 times as long (benchmarks/RESULTS.md).
 
     Args:
         points_in_world: (K, 3) contact points, m.
@@ -146,6 +168,8 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         com_in_world: (3,) the object's centre of mass, m.
         config: how epsilon is computed.
         variants: the epsilons computed; the others are NaN.
+        forces_on_object_in_world: (K, 3) the contacts' forces, N: with
+            ``config.under_load``, L1 is taken from their wrench (module docstring).
     """
     def zero(count: int, reason: str) -> GraspQuality:
         return GraspQuality(0.0 if 'l1' in variants else math.nan,
@@ -155,8 +179,16 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
     normals = np.asarray(normals_in_world, float).reshape(-1, 3)
     if points.shape != normals.shape:
         return zero(0, 'points and normals count different contacts')
+    forces = None
+    if config.under_load and forces_on_object_in_world is not None:
+        forces = np.asarray(forces_on_object_in_world, float).reshape(-1, 3)
+        if forces.shape != points.shape:
+            return zero(0, 'forces and points count different contacts')
     length = np.sqrt(np.einsum('ki,ki->k', normals, normals))
     keep = np.isfinite(length) & (length > 0) & np.isfinite(points).all(axis=1)
+    if forces is not None:
+        keep &= np.isfinite(forces).all(axis=1)
+        forces = forces[keep]
     points, normals = points[keep], normals[keep] / length[keep, None]
     count = len(points)
     soft = config.contact == 'soft' and config.torsion_m > 0
@@ -174,6 +206,14 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         return zero(count, 'every contact is at the centre of mass')
     wrenches = contact_wrenches(from_com, normals, config.friction, config.cone_edges,
                                 config.torsion_m if soft else 0.0, torque_length_m)
-    l1, why_l1 = epsilon(wrenches, 'l1') if 'l1' in variants else (math.nan, '')
+    shifted = wrenches
+    grip_n = float(np.einsum('ki,ki->', forces, normals)) if forces is not None else 0.0
+    if grip_n > 0.0:  # the wrench the contacts apply now, per newton of normal force
+        shifted = wrenches - np.concatenate([
+            forces.sum(axis=0), np.cross(from_com, forces).sum(axis=0) / torque_length_m]
+        ) / grip_n
+    l1, why_l1 = epsilon(shifted, 'l1') if 'l1' in variants else (math.nan, '')
+    if grip_n > 0.0 and why_l1 == _REASONS[ORIGIN_OUTSIDE]:
+        why_l1 = 'no force closure, or the load per unit grip is beyond what it holds'
     linf, why_linf = epsilon(wrenches, 'linf') if 'linf' in variants else (math.nan, '')
     return GraspQuality(l1, linf, count, why_l1 or why_linf)

@@ -13,13 +13,18 @@ Before that, a simplex of support points is expanded towards the origin from its
 centroid (the same steps, planes taken about the centroid) until it holds the origin, or a
 facet on the set's boundary separates the origin from it (the origin is outside).
 
+Most of the time goes into the facets each new vertex makes (about 150 in 6-D), so they
+are cheap: the arrays are kept between calls (``workspace``), a facet's vertex ids stay
+sorted (a ridge's key is a shift of them), each facet knows the slot its neighbours hold
+it in, and no array is passed to a call or replaced inside a loop (numba counts array
+references atomically).
+
 Written for numba (``kernel``); without numba the same code runs as Python, slowly.
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
 import logging
 from typing import Any, Callable
 
@@ -29,7 +34,7 @@ _log = logging.getLogger(__name__)
 
 #: Statuses the kernel returns (lower-dimensional: the set lies in a hyperplane).
 OK, LOWER_DIMENSIONAL, ORIGIN_OUTSIDE, DEGENERATE, LIMIT = range(5)
-#: Bits of a vertex id in a ridge key (four ids in an int64).
+#: Bits of a vertex id in a facet's packed ids (five in an int64; a ridge key holds four).
 _ID_BITS = 12
 #: Vertices of a polytope, at most (2 ** _ID_BITS).
 MAX_VERTICES = 1 << _ID_BITS
@@ -102,36 +107,39 @@ def _plane(vertices: np.ndarray, ids: np.ndarray, center: np.ndarray, a: np.ndar
     return bool(np.isfinite(norm)) and norm > 0.0
 
 
-def _ridge_key(ids: np.ndarray, q: int, r: int) -> int:
-    """Return the four ids of a facet other than slots q and r, sorted, as one key."""
-    v0 = v1 = v2 = v3 = 0
-    w = 0
-    for t in range(6):
-        if t != q and t != r:
-            if w == 0:
-                v0 = ids[t]
-            elif w == 1:
-                v1 = ids[t]
-            elif w == 2:
-                v2 = ids[t]
-            else:
-                v3 = ids[t]
-            w += 1
-    if v0 > v1:
-        v0, v1 = v1, v0
-    if v2 > v3:
-        v2, v3 = v3, v2
-    if v0 > v2:
-        v0, v2 = v2, v0
-    if v1 > v3:
-        v1, v3 = v3, v1
-    if v1 > v2:
-        v1, v2 = v2, v1
-    return v0 | (v1 << 12) | (v2 << 24) | (v3 << 36)
+def _push(keys: np.ndarray, ids: np.ndarray, n: int, key: float, item: int) -> None:
+    """Add ``item`` at ``key`` to the binary min-heap of ``n`` entries (room for one more)."""
+    i = n
+    while i > 0:
+        parent = (i - 1) >> 1
+        if keys[parent] <= key:
+            break
+        keys[i], ids[i] = keys[parent], ids[parent]
+        i = parent
+    keys[i], ids[i] = key, item
+
+
+def _pop(keys: np.ndarray, ids: np.ndarray, n: int) -> None:
+    """Remove the top of the binary min-heap of ``n`` > 0 entries (read it first)."""
+    n -= 1
+    key, item = keys[n], ids[n]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and keys[child + 1] < keys[child]:
+            child += 1
+        if keys[child] >= key:
+            break
+        keys[i], ids[i] = keys[child], ids[child]
+        i = child
+    keys[i], ids[i] = key, item
 
 
 def _grown_int(x: np.ndarray, n: int, fill: int) -> np.ndarray:
-    y = np.full((n,) + x.shape[1:], fill, np.int64)
+    y = np.empty((n,) + x.shape[1:], x.dtype)
+    y[:] = fill
     y[:x.shape[0]] = x
     return y
 
@@ -142,8 +150,41 @@ def _grown_float(x: np.ndarray, n: int) -> np.ndarray:
     return y
 
 
+def workspace(vertices: int = 128, facets: int = 1024, horizon: int = 64, table: int = 64,
+              clock: int = 0) -> tuple[np.ndarray, ...]:
+    """Return the kernel's working arrays, to pass to each call and keep.
+
+    Allocating them on each call costs more than the search (fresh pages fault in): a
+    caller keeps them and, when the last element (the state: the search clock, then the
+    rows the call needed of each) asks for more, takes larger ones (``fitted``).
+    """
+    return (np.zeros((vertices, 6)),  # the polytope's vertices
+            np.zeros((facets, 6), np.int32),  # each facet's vertex ids (int32: less to
+            np.zeros((facets, 6), np.int32),  # read) and neighbour across ridge r,
+            np.zeros((facets, 6), np.int8),  # and the slot the neighbour has it in
+            np.zeros((facets, 6)),  # its plane a·(x - center) = 1
+            np.zeros(facets, np.bool_),  # alive
+            np.zeros(facets, np.int64),  # 2 s + 1: visible in search s, 2 s: not visible
+            np.zeros(facets), np.zeros(facets, np.int64),  # min-heap of distances, facets
+            np.zeros(facets, np.int64), np.zeros(facets, np.int64),  # stack, visible
+            np.zeros(horizon, np.int64), np.zeros(horizon, np.int64),  # horizon ridges:
+            np.zeros(horizon, np.int64),  # visible facet, slot, facet beyond
+            np.zeros(table, np.int64), np.zeros(table, np.int64),  # ridge table: key, owner,
+            np.zeros(table, np.int64),  # search that wrote the slot
+            np.array([clock, vertices, facets, horizon, table], np.int64))
+
+
+def fitted(work: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """Return ``work``, or larger arrays if its last call needed more (its state)."""
+    state = work[-1]
+    if state[1] > work[0].shape[0] or state[2] > work[1].shape[0] or \
+            state[3] > work[11].shape[0] or state[4] > work[14].shape[0]:
+        return workspace(*(int(x) for x in state[1:]), clock=int(state[0]))
+    return work
+
+
 def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
-              axes: np.ndarray) -> tuple[float, int, int]:
+              axes: np.ndarray, work: tuple) -> tuple[float, int, int]:
     """Return (distance, status, vertices) of the origin to the set's boundary.
 
     Args:
@@ -152,11 +193,14 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
         tol: relative gap between the bounds at which the distance is taken.
         max_vertices: vertices of the polytope, at most (``LIMIT`` beyond: the lower bound).
         axes: (6, 6) orthonormal directions for the first simplex (generic ones).
+        work: ``workspace()``; arrays too small are replaced inside, their sizes noted
+            in its state for ``fitted``.
 
     Returns:
         The distance (0 unless ``OK`` or ``LIMIT``), the status and the vertices used.
     """
-    vertices = np.zeros((max_vertices, 6))
+    (vertices, fv, fn, fm, fa, alive, tag, heap_d, heap_f, stack, visible, hf, hr, hg,
+     table_key, table_owner, table_step, state) = work
     u, s, a = np.zeros(6), np.zeros(6), np.zeros(6)
     m = np.zeros((6, 7))
     center = np.zeros(6)
@@ -227,19 +271,14 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
         for c in range(6):
             center[c] += vertices[v, c] / 7.0
     # --- the simplex's facets, planes about the centroid
-    cap = 1024
-    fv = np.zeros((cap, 6), np.int64)  # vertex ids
-    fn = np.zeros((cap, 6), np.int64)  # neighbour across the ridge without slot r
-    fa = np.zeros((cap, 6))  # plane a·(x - center) = 1
-    alive = np.zeros(cap, np.bool_)
-    mark = np.full(cap, -1, np.int64)  # step in which found visible
-    seen = np.full(cap, -1, np.int64)  # step in which found not visible
+    cap = fv.shape[0]
     for j in range(7):
         slot = 0
         for q in range(7):
             if q != j:
                 fv[j, slot] = q
                 fn[j, slot] = q
+                fm[j, slot] = j if j < q else j - 1  # where vertex j is in facet q
                 slot += 1
         if not _plane(vertices, fv[j], center, a, m):
             return 0.0, DEGENERATE, 7
@@ -247,16 +286,10 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             fa[j, c] = a[c]
         alive[j] = True
     nf, nv = 7, 7
-    heap = [(0.0, 0)]
-    heap.pop()
+    upper = np.inf  # the least support seen in a unit direction: epsilon is at most that
+    nheap = 0  # entries in the heap (once inside: facets by distance)
     inside = False
-    stack = np.zeros(64, np.int64)
-    visible = np.zeros(64, np.int64)
-    hf = np.zeros(64, np.int64)
-    hr = np.zeros(64, np.int64)
-    hg = np.zeros(64, np.int64)
-    table_key = np.full(64, -1, np.int64)
-    table_owner = np.zeros(64, np.int64)
+    stamp = state[0]  # one per search for the visible facets (tag, the table)
     d = 0.0
     for step in range(4 * max_vertices):
         if not inside:
@@ -280,7 +313,8 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                         for c in range(6):
                             fa[f, c] /= v
                             n += fa[f, c] * fa[f, c]
-                        heapq.heappush(heap, (1.0 / np.sqrt(n), f))
+                        _push(heap_d, heap_f, nheap, 1.0 / np.sqrt(n), f)
+                        nheap += 1
                 for c in range(6):
                     center[c] = 0.0
                 continue
@@ -297,89 +331,115 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
                 return 0.0, ORIGIN_OUTSIDE, nv
         else:
             k = -1
-            while len(heap) > 0:
-                d, k = heapq.heappop(heap)
+            while nheap > 0:
+                d, k = heap_d[0], heap_f[0]
+                _pop(heap_d, heap_f, nheap)
+                nheap -= 1
                 if alive[k]:
                     break
                 k = -1
-            if k < 0:
-                return d, DEGENERATE, nv
+            if k < 0:  # every facet is at least the least support away: that is it
+                return (upper, OK, nv) if upper < np.inf else (d, DEGENERATE, nv)
             for c in range(6):
                 u[c] = fa[k, c] * d
             h = _support(points, linf, u, s)
-            if h - d <= tol * h:
+            upper = min(upper, h)  # the set's support in a unit direction bounds it above
+            if upper - d <= tol * upper:
                 return d, OK, nv
         if nv == max_vertices:
             return (d if inside else 0.0), LIMIT, nv
+        if nv == vertices.shape[0]:
+            vertices = _grown_float(vertices, min(2 * nv, max_vertices))
+            state[1] = vertices.shape[0]
         for c in range(6):
             vertices[nv, c] = s[c]
             s[c] -= center[c]
-        # the facets that see the new vertex (a connected region from k), their horizon
-        stack[0] = k
-        top, nvis, nh = 1, 0, 0
-        mark[k] = step
-        while top > 0:
-            top -= 1
-            f = stack[top]
-            if nvis == visible.shape[0]:
-                visible = _grown_int(visible, 2 * nvis, 0)
-            visible[nvis] = f
-            nvis += 1
-            for r in range(6):
-                g = fn[f, r]
-                if mark[g] == step:
-                    continue
-                see = False
-                if seen[g] != step:
-                    v = 0.0
-                    for c in range(6):
-                        v += fa[g, c] * s[c]
-                    if v > 1.0 + 1e-12:
-                        see = True
+        # the facets that see the new vertex (a connected region from k), their horizon;
+        # no array is replaced inside the search (numba would count references each pass):
+        # a full horizon stops it, and it runs again with room for twice as many
+        while True:
+            stamp += 1
+            state[0] = stamp
+            stack[0] = k
+            top, nvis, nh = 1, 0, 0
+            seen_in, seen_out = 2 * stamp + 1, 2 * stamp
+            tag[k] = seen_in
+            full = False
+            while top > 0 and not full:
+                top -= 1
+                f = stack[top]
+                visible[nvis] = f  # stack and visible hold each live facet once at most
+                nvis += 1
+                for r in range(6):
+                    g = fn[f, r]
+                    tg = tag[g]
+                    if tg == seen_in:
+                        continue
+                    see = False
+                    if tg != seen_out:
+                        v = 0.0
+                        for c in range(6):
+                            v += fa[g, c] * s[c]
+                        if v > 1.0 + 1e-12:
+                            see = True
+                        else:
+                            tag[g] = seen_out
+                    if see:
+                        tag[g] = seen_in
+                        stack[top] = g
+                        top += 1
+                    elif nh == hf.shape[0]:
+                        full = True
+                        break
                     else:
-                        seen[g] = step
-                if see:
-                    mark[g] = step
-                    if top == stack.shape[0]:
-                        stack = _grown_int(stack, 2 * top, 0)
-                    stack[top] = g
-                    top += 1
-                else:
-                    if nh == hf.shape[0]:
-                        hf = _grown_int(hf, 2 * nh, 0)
-                        hr = _grown_int(hr, 2 * nh, 0)
-                        hg = _grown_int(hg, 2 * nh, 0)
-                    hf[nh], hr[nh], hg[nh] = f, r, g
-                    nh += 1
+                        hf[nh], hr[nh], hg[nh] = f, r, g
+                        nh += 1
+            if not full:
+                break
+            hf = _grown_int(hf, 2 * nh, 0)
+            hr = _grown_int(hr, 2 * nh, 0)
+            hg = _grown_int(hg, 2 * nh, 0)
+            state[3] = hf.shape[0]
         if nf + nh > cap:
             cap = 2 * (nf + nh)
             fv = _grown_int(fv, cap, 0)
             fn = _grown_int(fn, cap, 0)
+            fm = _grown_int(fm, cap, 0)
             fa = _grown_float(fa, cap)
             grown = np.zeros(cap, np.bool_)
             grown[:nf] = alive[:nf]
             alive = grown
-            mark = _grown_int(mark, cap, -1)
-            seen = _grown_int(seen, cap, -1)
+            tag = _grown_int(tag, cap, -1)
+            heap_d = _grown_float(heap_d, cap)  # at most one entry per facet
+            heap_f = _grown_int(heap_f, cap, 0)
+            stack = _grown_int(stack, cap, 0)
+            visible = _grown_int(visible, cap, 0)
+            state[2] = cap
         size = 16
         while size < 10 * nh:
             size *= 2
         if table_key.shape[0] < size:
-            table_key = np.full(size, -1, np.int64)
+            table_key = np.zeros(size, np.int64)
             table_owner = np.zeros(size, np.int64)
-        size = table_key.shape[0]
+            table_step = np.zeros(size, np.int64)
+            state[4] = size
         paired = 0
         for e in range(nh):
             f, r, g = hf[e], hr[e], hg[e]
             new = nf + e
-            for c in range(6):
-                fv[new, c] = fv[f, c]
-            fv[new, r] = nv
-            fn[new, r] = g
-            for t in range(6):
-                if fn[g, t] == f:
-                    fn[g, t] = new
-                    break
+            # f's vertices but the one across from g, in order, then the new vertex (the
+            # largest id): rows stay sorted, so a ridge's key is a shift, not a sort
+            packed = 0
+            for w in range(5):
+                id_ = fv[f, w + (w >= r)]  # no branch on r: it is anywhere
+                fv[new, w] = id_
+                # int, not np.int64: the hash's product wraps in numba; in Python it
+                # grows (np.int64 would warn of the overflow)
+                packed |= int(id_) << (_ID_BITS * w)
+            fv[new, 5] = nv
+            t = fm[f, r]
+            fn[new, 5], fm[new, 5] = g, t
+            fn[g, t], fm[g, t] = new, 5
             # the plane through the ridge and the vertex: one of the pencil of f and g
             af, ag = 0.0, 0.0
             for c in range(6):
@@ -398,27 +458,30 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             if not (np.isfinite(n) and n > 0.0):
                 return d, DEGENERATE, nv
             alive[new] = True
-            if inside:
-                heapq.heappush(heap, (1.0 / np.sqrt(n), new))
-            for q in range(6):  # each ridge through the new vertex joins two new facets
-                if q != r:
-                    key = _ridge_key(fv[new], q, r)
-                    h = (key * 0x9E3779B1) & (size - 1)
-                    while table_key[h] != -1 and table_key[h] != key:
-                        h = (h + 1) & (size - 1)
-                    if table_key[h] == -1:
-                        table_key[h] = key
-                        table_owner[h] = new * 8 + q
-                    else:
-                        other = table_owner[h]
-                        fn[new, q] = other // 8
-                        fn[other // 8, other % 8] = new
-                        table_key[h] = -2  # paired: a tombstone until cleared
-                        paired += 1
-        for h in range(size):
-            if table_key[h] >= 0:  # a ridge left unpaired
-                return d, DEGENERATE, nv
-            table_key[h] = -1
+            if inside and n * upper * upper > 1.0:  # a facet beyond the least support
+                # seen never needs expanding
+                _push(heap_d, heap_f, nheap, 1.0 / np.sqrt(n), new)
+                nheap += 1
+            for q in range(5):  # each ridge through the new vertex joins two new facets
+                # its key: the four other vertices' ids (all but slot q), packed in order
+                low = packed & ((1 << (_ID_BITS * q)) - 1)
+                key = low | ((packed >> (_ID_BITS * (q + 1))) << (_ID_BITS * q))
+                # mix every id into the low bits: a plain product's low bits hold only the
+                # smallest id, and ridges sharing it would probe in a line
+                h = (key ^ (key >> 17) ^ (key >> 31)) * 0x2545F4914F6CDD1D
+                h = (h ^ (h >> 32)) & (size - 1)
+                while table_step[h] == stamp and table_key[h] != key:
+                    h = (h + 1) & (size - 1)
+                if table_step[h] != stamp:
+                    table_step[h] = stamp
+                    table_key[h] = key
+                    table_owner[h] = new * 8 + q
+                else:
+                    other = table_owner[h]
+                    fn[new, q], fm[new, q] = other >> 3, other & 7
+                    fn[other >> 3, other & 7], fm[other >> 3, other & 7] = new, q
+                    table_key[h] = -2  # paired: later keys probe past it
+                    paired += 1
         if 2 * paired != 5 * nh:
             return d, DEGENERATE, nv
         for e in range(nvis):
@@ -437,8 +500,10 @@ def kernel() -> Callable[..., Any]:
         _log.warning('numba is not installed: the grasp quality runs as Python, about 100 '
                      'times slower (pip install numba, or the python3-numba package)')
         return _distance
-    global _support, _plane, _ridge_key, _grown_int, _grown_float
-    jit = functools.partial(numba.njit, cache=True, nogil=True)
-    _support, _plane, _ridge_key = jit(_support), jit(_plane), jit(_ridge_key)
+    global _support, _plane, _push, _pop, _grown_int, _grown_float
+    # numpy error model: no zero-division checks (a zero divisor gives inf, caught as such)
+    jit = functools.partial(numba.njit, cache=True, nogil=True, error_model='numpy')
+    _support, _plane = jit(_support), jit(_plane)
+    _push, _pop = jit(_push, inline='always'), jit(_pop, inline='always')
     _grown_int, _grown_float = jit(_grown_int), jit(_grown_float)
     return jit(_distance)

@@ -14,7 +14,7 @@ CONTACT_MODELS = ('point', 'soft')
 #: Each setting with the ``EpsilonConfig`` field it sets.
 SETTINGS = (
     (Setting('epsilon.variant', 'l1', 'Epsilon computed each sample: l1 (sum of the '
-             'normal forces <= 1) or linf (each <= 1; about 10-100 times slower).',
+             'normal forces <= 1) or linf (each <= 1; about 4-20 times slower).',
              choices=VARIANTS, read_only=True), 'variant'),
     (Setting('epsilon.contact', 'point', 'Contact model: point (with friction) or soft '
              '(adds torsional friction about the normal).', choices=CONTACT_MODELS,
@@ -26,6 +26,10 @@ SETTINGS = (
     (Setting('epsilon.torsion', 0.005, 'Torsional friction of a soft contact: torque about '
              "the normal per newton of normal force, m (MuJoCo's default).", 0.0, 1.0,
              read_only=True), 'torsion_m'),
+    (Setting('epsilon.under_load', False, 'L1 only: measure from the wrench the contacts apply '
+             'now (per newton of their normal forces), not from the origin: the margin left '
+             'while holding the load (contacts; taxels give no load).',
+             read_only=True), 'under_load'),
     (Setting('epsilon.torque_length', 0.0, 'Torques are divided by this length, m (0 = the '
              "largest distance of a contact from the object's centre of mass).", 0.0, 10.0,
              read_only=True), 'torque_length_m'),

@@ -23,15 +23,18 @@ def epsilon_summary(times_s: npt.ArrayLike, values: npt.ArrayLike,
 
     Returns:
         ``at_grasp`` (the first sample at or after the grasp), ``peak`` (over every
-        sample), ``mean_after_grasp`` (the force test follows the grasp), ``samples``.
+        sample), ``mean_after_grasp`` (the force test follows the grasp),
+        ``min_after_grasp`` (its least: how far a load lowers it), ``samples``.
     """
     times = np.asarray(times_s, float).reshape(-1)
     eps = np.asarray(values, float).reshape(-1)
     summary = {'at_grasp': math.nan, 'peak': float(eps.max()) if eps.size else math.nan,
-               'mean_after_grasp': math.nan, 'samples': float(eps.size)}
+               'mean_after_grasp': math.nan, 'min_after_grasp': math.nan,
+               'samples': float(eps.size)}
     if grasp_s is not None:
         after = np.flatnonzero(times >= grasp_s - _SAME_S)
         if after.size:
             summary['at_grasp'] = float(eps[after[0]])
             summary['mean_after_grasp'] = float(eps[after].mean())
+            summary['min_after_grasp'] = float(eps[after].min())
     return summary
