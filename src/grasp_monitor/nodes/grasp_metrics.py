@@ -12,6 +12,7 @@ from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.metrics.feed import MetricsFeed
 from grasp_monitor.core.monitor import EventRecord
 from grasp_monitor.core.pad_contacts import ObjectContacts
+from grasp_monitor.core.quality import compile_kernel
 from grasp_monitor.core.streams import StreamWatch
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
@@ -73,6 +74,9 @@ class GraspMetricsNode(Node):
         super().__init__('grasp_metrics', **kwargs)
         p = declare(self, PARAMETERS)
         self.config = metrics_config(p)
+        # now, not at a trial's first contact: a compile there left the 1 kHz inputs to pile
+        # up for seconds and be lost (the demo's criteria came from the wrong samples)
+        compile_kernel(self.config.epsilon)
         self.metrics = TrialMetrics(self.config)
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
         self.feed = MetricsFeed(self.metrics, self.contacts,

@@ -46,7 +46,7 @@ COMMON = (
     Setting('qos.best_effort', False,
             'Publish and subscribe sensor streams best effort instead of reliable.',
             read_only=True),
-    Setting('qos.depth', 10, 'History depth of sensor streams.', 1, 1000, read_only=True),
+    Setting('qos.depth', 10, 'History depth of sensor streams.', 1, 10000, read_only=True),
     Setting('executor', 'events', "How the process dispatches callbacks: rclpy's "
             'EventsExecutor (events: about half the CPU per message) or its '
             'SingleThreadedExecutor (single_threaded); the first node of a process decides.',

@@ -8,13 +8,12 @@ trial's series in three numbers.
 """
 
 from grasp_monitor.core.quality.epsilon import (
-    epsilon, EpsilonConfig, grasp_quality, GraspQuality)
+    compile_kernel, epsilon, EpsilonConfig, grasp_quality, GraspQuality)
 from grasp_monitor.core.quality.settings import EPSILON_SETTINGS, VARIANTS
 from grasp_monitor.core.quality.summary import epsilon_summary
 from grasp_monitor.core.quality.wrenches import contact_wrenches
 
 __all__ = [
-    'contact_wrenches', 'epsilon', 'EPSILON_SETTINGS', 'epsilon_summary', 'EpsilonConfig',
-    'grasp_quality',
-    'GraspQuality', 'VARIANTS',
+    'compile_kernel', 'contact_wrenches', 'epsilon', 'EPSILON_SETTINGS', 'epsilon_summary',
+    'EpsilonConfig', 'grasp_quality', 'GraspQuality', 'VARIANTS',
 ]

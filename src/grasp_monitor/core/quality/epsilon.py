@@ -217,3 +217,15 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         why_l1 = 'no force closure, or the load per unit grip is beyond what it holds'
     linf, why_linf = epsilon(wrenches, 'linf') if 'linf' in variants else (math.nan, '')
     return GraspQuality(l1, linf, count, why_l1 or why_linf)
+
+
+def compile_kernel(config: EpsilonConfig = EpsilonConfig()) -> None:
+    """Compile (or load from numba's cache) what ``grasp_quality`` runs, on a small grasp.
+
+    Without numba's cache the first grasp would wait for it (about 13 s on two busy
+    cores): a node taking 1 kHz streams would fall that far behind and lose its inputs.
+    """
+    points = np.array([[0.02, 0.0, 0.0], [-0.02, 0.0, 0.0], [0.0, 0.02, 0.01]])
+    normals = -points / np.linalg.norm(points, axis=1)[:, None]
+    grasp_quality(points, normals, np.zeros(3), config, (config.variant,),
+                  -normals if config.under_load else None)
