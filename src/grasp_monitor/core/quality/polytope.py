@@ -183,6 +183,20 @@ def fitted(work: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     return work
 
 
+def _reject(u: np.ndarray, basis: np.ndarray, dim: int) -> float:
+    """Remove from ``u`` (6,) its parts along the first ``dim`` rows of ``basis``; return |u|²."""
+    for b in range(dim):
+        p = 0.0
+        for c in range(6):
+            p += u[c] * basis[b, c]
+        for c in range(6):
+            u[c] -= p * basis[b, c]
+    n = 0.0
+    for c in range(6):
+        n += u[c] * u[c]
+    return n
+
+
 def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
               axes: np.ndarray, work: tuple) -> tuple[float, int, int]:
     """Return (distance, status, vertices) of the origin to the set's boundary.
@@ -223,15 +237,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
         for axis in range(6):  # the axis farthest from the span so far
             for c in range(6):
                 u[c] = axes[axis, c]
-            for b in range(dim):
-                p = 0.0
-                for c in range(6):
-                    p += u[c] * basis[b, c]
-                for c in range(6):
-                    u[c] -= p * basis[b, c]
-            n = 0.0
-            for c in range(6):
-                n += u[c] * u[c]
+            n = _reject(u, basis, dim)
             if n > best:
                 best = n
                 for c in range(6):
@@ -253,16 +259,7 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
             return 0.0, LOWER_DIMENSIONAL, dim + 1
         for c in range(6):
             u[c] = vertices[dim + 1, c] - vertices[0, c]
-        for b in range(dim):
-            p = 0.0
-            for c in range(6):
-                p += u[c] * basis[b, c]
-            for c in range(6):
-                u[c] -= p * basis[b, c]
-        n = 0.0
-        for c in range(6):
-            n += u[c] * u[c]
-        n = np.sqrt(n)
+        n = np.sqrt(_reject(u, basis, dim))
         if n <= 1e-9 * scale:
             return 0.0, LOWER_DIMENSIONAL, dim + 1
         for c in range(6):
@@ -500,10 +497,11 @@ def kernel() -> Callable[..., Any]:
         _log.warning('numba is not installed: the grasp quality runs as Python, about 100 '
                      'times slower (pip install numba, or the python3-numba package)')
         return _distance
-    global _support, _plane, _push, _pop, _grown_int, _grown_float
+    global _support, _plane, _reject, _push, _pop, _grown_int, _grown_float
     # numpy error model: no zero-division checks (a zero divisor gives inf, caught as such)
     jit = functools.partial(numba.njit, cache=True, nogil=True, error_model='numpy')
     _support, _plane = jit(_support), jit(_plane)
+    _reject = jit(_reject, inline='always')
     _push, _pop = jit(_push, inline='always'), jit(_pop, inline='always')
     _grown_int, _grown_float = jit(_grown_int), jit(_grown_float)
     return jit(_distance)
