@@ -12,9 +12,11 @@ encapsulation header; the tests check them against rclpy's ``serialize_message``
 from __future__ import annotations
 
 from functools import lru_cache
+import importlib
 import struct
 from typing import Any
 
+from grasp_monitor.core.errors import CommandError
 import numpy as np
 from rosidl_parser.definition import (
     AbstractNestedType, AbstractSequence, AbstractString, AbstractWString, Array, BasicType,
@@ -199,7 +201,6 @@ def _plan(msg_type: type) -> list[tuple]:
 
 
 def _message_class(slot: NamespacedType) -> type:
-    import importlib
     return getattr(importlib.import_module('.'.join(slot.namespaces)), slot.name)
 
 
@@ -293,7 +294,6 @@ class Reader:
 
     def __call__(self, raw: bytes) -> Fields:
         """Return the message in ``raw`` (serialised, as a raw subscription takes it)."""
-        from grasp_monitor.core.errors import CommandError
         if raw[:2] != ENCAPSULATION[:2]:
             raise CommandError(f'a {self.msg_type.__name__} must be little-endian CDR, got '
                                f'encapsulation {raw[:2].hex()}', 'wrong_layout')
