@@ -10,7 +10,9 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.conversions import serialized
-from grasp_monitor.nodes.conversions.cdr import ENCAPSULATION, read_message, Template
+from grasp_monitor.nodes.conversions.cdr import ENCAPSULATION
+from grasp_monitor.nodes.conversions.cdr_reader import read_message
+from grasp_monitor.nodes.conversions.cdr_template import Template
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.scenes import build_scene
 from nav_msgs.msg import Odometry

@@ -125,7 +125,7 @@ class MujocoSimNode(Node):
         self.refused: Counter[str] = Counter()
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         # As deep as the sensor streams: a reader that falls behind (a recorder) loses no tick.
-        # every tick's messages go out as bytes rewritten in place: see conversions.cdr
+        # every tick's messages go out as bytes rewritten in place: see conversions.cdr_template
         self.clock_bytes, self.joint_bytes = serialized.ClockBytes(), serialized.JointStateBytes()
         self.odometry_bytes, self.tf_bytes = serialized.OdometryBytes(), serialized.TfBytes()
         self.contacts_bytes = serialized.ContactsBytes()

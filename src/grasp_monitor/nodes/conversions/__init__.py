@@ -4,12 +4,13 @@ One module per message family: ``clock`` (time stamps, the clock), ``joints`` (j
 states, servo commands), ``tactile`` (tactile clouds, markers), ``contacts`` (contact
 clouds and arrows, body names), ``poses`` (tf, odometry), ``diagnostics`` (diagnostics,
 verdicts, stamped values), ``event_markers`` (the monitor's events as rviz text). Every
-name is offered here: ``conversions.time_to_msg(...)``. ``cdr`` reads and writes the
-bytes of messages (raw subscriptions, ``read_message``; streams published as bytes,
-``serialized``), and every ``*_from_msg`` takes what ``read_message`` returns.
+name is offered here: ``conversions.time_to_msg(...)``. ``cdr_reader`` and
+``cdr_template`` read and write the bytes of messages (raw subscriptions,
+``read_message``; streams published as bytes, ``serialized``), and every ``*_from_msg``
+takes what ``read_message`` returns.
 """
 
-from grasp_monitor.nodes.conversions.cdr import read_message
+from grasp_monitor.nodes.conversions.cdr_reader import read_message
 from grasp_monitor.nodes.conversions.clock import clock_to_msg, time_from_msg, time_to_msg
 from grasp_monitor.nodes.conversions.contacts import (
     ARROW_SIZES_M, body_names_from_msg, body_names_to_msg, CONTACT_FIELDS,

@@ -1,7 +1,7 @@
 """The simulator's streams as serialised messages, rewritten in place every tick.
 
 Each writer builds its first message with the conversion of its family (so the content
-is defined once, there), keeps it as a ``cdr.Template`` and from then on writes only
+is defined once, there), keeps it as a ``cdr_template.Template`` and from then on writes only
 the numbers of a tick into the template's bytes. A new layout (other names, another
 number of points) builds a new template; clouds keep one per width.
 """
@@ -13,7 +13,7 @@ from typing import Callable, Hashable
 from grasp_monitor.core.frames import FrameTransforms
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.core.values import BodyArrays, JointStates
-from grasp_monitor.nodes.conversions.cdr import Template
+from grasp_monitor.nodes.conversions.cdr_template import Template
 from grasp_monitor.nodes.conversions.clock import clock_to_msg
 from grasp_monitor.nodes.conversions.contacts import contact_points, pad_contacts_to_msg
 from grasp_monitor.nodes.conversions.joints import joint_state_to_msg
