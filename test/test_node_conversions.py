@@ -21,6 +21,26 @@ def test_tactile_cloud_round_trip():
     assert t == 1.25
 
 
+def test_a_cloud_with_slip_has_vx_vy_vz_after_the_forces_and_reads_the_same_forces():
+    positions = np.arange(12.0).reshape(4, 3) * 0.01
+    forces = np.arange(12.0).reshape(4, 3) - 6.0
+    slip = np.arange(12.0).reshape(4, 3) * -0.5
+    msg = conversions.tactile_cloud_to_msg(positions, forces, 'finger_left', 1.25, slip)
+    assert [f.name for f in msg.fields] == ['x', 'y', 'z', 'fx', 'fy', 'fz', 'vx', 'vy', 'vz']
+    assert msg.point_step == 36 and len(msg.data) == 4 * 36
+    p, f, t = conversions.tactile_cloud_from_msg(msg)
+    np.testing.assert_allclose(p, positions, rtol=1e-6)
+    np.testing.assert_array_equal(f, forces)
+    np.testing.assert_array_equal(conversions.tactile_slip_from_msg(msg), slip)
+    assert t == 1.25
+    without = conversions.tactile_cloud_to_msg(positions, forces, 'finger_left', 1.25)
+    assert conversions.tactile_slip_from_msg(without) is None
+    msg.fields = msg.fields[:7]  # neither layout
+    with pytest.raises(CommandError, match='or with vx vy vz after them in 36, got x y z fx '
+                                           'fy fz vx in 36'):
+        conversions.tactile_slip_from_msg(msg)
+
+
 def test_scalar_touch_values_publish_as_fz():
     msg = conversions.tactile_cloud_to_msg(np.zeros((2, 3)), [[1.5], [2.0]], 'pad', 0.0)
     _, forces, _ = conversions.tactile_cloud_from_msg(msg)

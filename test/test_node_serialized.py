@@ -59,6 +59,7 @@ def test_every_stream_of_the_simulator_is_the_conversions_message_tick_after_tic
                serialized.OdometryBytes(), serialized.TfBytes(), serialized.ContactsBytes(),
                serialized.TactileBytes('finger_left'))
     clock, joints, odometry, tf, contacts, tactile = writers
+    with_slip = serialized.TactileBytes('finger_left')
     rng = np.random.default_rng(0)
     widths = set()
     for _ in range(400):  # the fingers close on the object: contacts come and go
@@ -81,6 +82,10 @@ def test_every_stream_of_the_simulator_is_the_conversions_message_tick_after_tic
         positions, forces = rng.normal(size=(n, 3)), rng.normal(size=(n, 1 + 2 * (n % 2)))
         assert deserialize_message(tactile(positions, forces, sim.time_s), PointCloud2) == \
             conversions.tactile_cloud_to_msg(positions, forces, 'finger_left', sim.time_s)
+        slip = rng.normal(size=(n, 3))
+        assert deserialize_message(with_slip(positions, forces, sim.time_s, slip),
+                                   PointCloud2) == conversions.tactile_cloud_to_msg(
+            positions, forces, 'finger_left', sim.time_s, slip)
     assert len(widths) > 1, widths  # the contacts' layout changed on the way
 
 

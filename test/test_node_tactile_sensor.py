@@ -164,6 +164,49 @@ def test_grasp_forces_match_the_simulator_contacts(ros):
     assert loaded == {f'tactile/{pad}' for pad in PADS}
 
 
+def test_slip_on_publishes_each_taxels_slip_after_its_force(ros):
+    from grasp_monitor.nodes.grasp_controller import GraspControllerNode
+    sim = start_sim(ros, publish_rate=200.0)
+    tactile = start_tactile(ros, sim, publish_rate=100.0, slip=[False, True])
+    readings = {}
+
+    def record(simulator):  # runs after the tactile node's callback, in the same tick
+        reading = tactile.latest
+        if reading is not None:
+            readings[stamp_key(conversions.time_to_msg(reading.time_s))] = reading
+
+    sim.runner.add_tick_callback(record)
+    client = ros.client()
+    clouds = {pad: [] for pad in PADS}
+    for pad in PADS:
+        client.create_subscription(PointCloud2, f'tactile/{pad}', clouds[pad].append, 1000)
+    ros.add(GraspControllerNode(context=ros.context, parameter_overrides=[
+        Parameter('use_sim_time', value=True)]))
+    assert wait_for(lambda: sim.sim.time_s > 2.5, timeout_s=60.0)
+    sim.runner.remove_tick_callback(record)
+    assert wait_for(lambda: all(
+        conversions.time_from_msg(c[-1].header.stamp) > 2.5 for c in clouds.values()))
+    left, right = clouds['finger_left'][-1], clouds['finger_right'][-1]
+    assert [f.name for f in left.fields] == list(conversions.TACTILE_FIELDS)
+    assert conversions.tactile_slip_from_msg(left) is None
+    assert [f.name for f in right.fields] == list(
+        conversions.TACTILE_FIELDS + conversions.SLIP_FIELDS)
+    assert right.point_step == 36
+    loaded = 0
+    for msg in clouds['finger_right']:
+        reading = readings.get(stamp_key(msg.header.stamp))
+        if reading is None:  # published before the first record
+            continue
+        _, forces, _ = conversions.tactile_cloud_from_msg(msg)
+        slip = conversions.tactile_slip_from_msg(msg)
+        np.testing.assert_array_equal(slip, reading.slip[1].astype(np.float32))
+        np.testing.assert_array_equal(forces, reading.values[1].astype(np.float32))
+        unloaded = ~forces.any(axis=1)
+        assert not slip[unloaded].any()  # slip is where force bears
+        loaded += int((~unloaded).any())
+    assert loaded >= 50, loaded  # the right pad held the object for over 0.5 s at 100 Hz
+
+
 @pytest.mark.parametrize('overrides, message', [
     ({'touch': ['squeeze']},
      "tactile pad 'finger_left': touch function 'squeeze' is not one of normal, normal_force, "

@@ -22,7 +22,8 @@ from visualization_msgs.msg import MarkerArray
 
 INTERFACES = (
     publishes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
-              'float32 x y z fx fy fz per taxel in the pad frame, N, at `publish_rate`'),
+              'float32 x y z fx fy fz per taxel in the pad frame, N, at `publish_rate`; '
+              'a pad with `slip` on adds vx vy vz, its slip, m/s'),
     publishes('tactile/markers', 'visualization_msgs/msg/MarkerArray', 'default',
               'taxels as spheres sized and coloured by force, at `markers_rate`'),
 )
@@ -40,7 +41,8 @@ class TactileSensorNode(Node):
     pad resolution, layout, touch, response, noise_type, noise_range, noise_seed;
     publish_rate, markers_rate, markers_full_scale, qos.*).
     Publishes: ``tactile/<pad>`` (PointCloud2: float32 x y z fx fy fz per taxel, frame =
-    the pad body, stamped with simulated time; a ``normal`` pad reports fz only),
+    the pad body, stamped with simulated time; a ``normal`` pad reports fz only; a pad
+    with ``slip`` on adds vx vy vz, each taxel's slip in m/s),
     ``tactile/markers`` (MarkerArray for rviz: taxels as spheres coloured and sized by force).
     """
 
@@ -84,9 +86,10 @@ class TactileSensorNode(Node):
             self.get_logger().error(f'tactile sample skipped: {error}',
                                     throttle_duration_sec=1.0)
             return
-        for publisher, cloud, pad, values in zip(
-                self.cloud_pubs, self.cloud_bytes, self.arrays.pads, reading.values):
-            publisher.publish(cloud(pad.positions_in_pad, values, reading.time_s))
+        slip = reading.slip or (None,) * len(reading.values)
+        for publisher, cloud, pad, values, pad_slip in zip(
+                self.cloud_pubs, self.cloud_bytes, self.arrays.pads, reading.values, slip):
+            publisher.publish(cloud(pad.positions_in_pad, values, reading.time_s, pad_slip))
         self.latest = reading
 
     def _publish_markers(self) -> None:

@@ -29,7 +29,8 @@ TACTILE_SETTINGS = (
             choices=CONTACT_POINTS),
     Setting('slip', False, "Also compute each taxel's slip: the tangential velocity of the "
             'touching surface relative to the pad, in the pad frame, averaged over its '
-            'contacts by normal force, m/s (simulation only; not published on a topic).'),
+            'contacts by normal force, m/s (simulation only; published as fields vx vy vz of '
+            'each tactile cloud).'),
 ) + NOISE_SETTINGS
 #: Each setting by name.
 BY_NAME = {setting.name: setting for setting in TACTILE_SETTINGS}

@@ -28,8 +28,8 @@ from grasp_monitor.nodes.conversions.poses import (
     body_state_from_odometry, frame_transforms_from_msg, odometry_from_body_arrays,
     tf_message, UNIT_QUATERNION_TOLERANCE)
 from grasp_monitor.nodes.conversions.tactile import (
-    MARKER_LEVELS, tactile_cloud_from_msg, tactile_cloud_to_msg, TACTILE_FIELDS,
-    tactile_markers_to_msg)
+    MARKER_LEVELS, SLIP_FIELDS, tactile_cloud_from_msg, tactile_cloud_to_msg, TACTILE_FIELDS,
+    tactile_markers_to_msg, tactile_slip_from_msg)
 
 __all__ = [
     'ARROW_SIZES_M', 'body_names_from_msg', 'body_names_to_msg', 'body_state_from_odometry',
@@ -39,9 +39,10 @@ __all__ = [
     'MARKER_LEVELS',
     'odometry_from_body_arrays', 'pad_contacts_from_msg', 'pad_contacts_to_msg', 'read_message',
     'servo_command_from_joint_state', 'servo_command_from_multiarray',
-    'servo_command_to_multiarray', 'stamped_value_from_msg', 'stamped_value_to_msg',
-    'stamped_vector_to_msg',
+    'servo_command_to_multiarray', 'SLIP_FIELDS', 'stamped_value_from_msg',
+    'stamped_value_to_msg', 'stamped_vector_to_msg',
     'TACTILE_FIELDS', 'tactile_cloud_from_msg', 'tactile_cloud_to_msg', 'tactile_markers_to_msg',
+    'tactile_slip_from_msg',
     'tf_message', 'time_from_msg', 'time_to_msg', 'UNIT_QUATERNION_TOLERANCE', 'VERDICT',
     'verdict_from_msg', 'verdict_to_msg',
 ]

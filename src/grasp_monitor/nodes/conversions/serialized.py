@@ -174,8 +174,11 @@ class TactileBytes(_CloudBytes):
         self.frame_id = frame_id
 
     def __call__(self, positions_in_pad: np.ndarray, forces_in_pad: np.ndarray,
-                 time_s: float) -> bytes:
-        """Return the message of the pad's taxels (as ``tactile_cloud_to_msg``)."""
-        return self.write(tactile_points(positions_in_pad, forces_in_pad), time_s,
+                 time_s: float, slip_in_pad: np.ndarray | None = None) -> bytes:
+        """Return the message of the pad's taxels (as ``tactile_cloud_to_msg``).
+
+        A pad publishes slip in every message or in none: the layout is kept per width.
+        """
+        return self.write(tactile_points(positions_in_pad, forces_in_pad, slip_in_pad), time_s,
                           lambda: tactile_cloud_to_msg(positions_in_pad, forces_in_pad,
-                                                       self.frame_id, time_s))
+                                                       self.frame_id, time_s, slip_in_pad))

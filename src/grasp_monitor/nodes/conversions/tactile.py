@@ -15,6 +15,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 #: Fields of a tactile cloud, in order: taxel position (m) and force (N), pad frame.
 TACTILE_FIELDS = ('x', 'y', 'z', 'fx', 'fy', 'fz')
+#: Fields a cloud of a pad with ``slip`` on has after those: each taxel's slip, m/s, pad frame.
+SLIP_FIELDS = ('vx', 'vy', 'vz')
 #: Sphere sizes of the tactile markers, from an unloaded taxel (0) to full scale.
 MARKER_LEVELS = 8
 #: Red, green and blue of the tactile marker colour map at 0, 1/2 and full scale.
@@ -22,7 +24,8 @@ _MARKER_COLOURS = ((0.2, 1.0, 0.9), (0.4, 0.9, 0.05), (1.0, 0.1, 0.05))
 
 
 def tactile_cloud_to_msg(
-    positions_in_pad: np.ndarray, forces_in_pad: np.ndarray, frame_id: str, time_s: float
+    positions_in_pad: np.ndarray, forces_in_pad: np.ndarray, frame_id: str, time_s: float,
+    slip_in_pad: np.ndarray | None = None,
 ) -> PointCloud2:
     """Build a tactile PointCloud2: float32 fields x y z (m) fx fy fz (N), one point per taxel.
 
@@ -32,29 +35,36 @@ def tactile_cloud_to_msg(
             touch function gives (N, 1), published as fz with fx = fy = 0.
         frame_id: the pad body's frame.
         time_s: sample time, s.
+        slip_in_pad: (N, 3) each taxel's slip in the pad frame, m/s, published as three
+            more fields vx vy vz (None: none).
     """
-    points = tactile_points(positions_in_pad, forces_in_pad)
+    points = tactile_points(positions_in_pad, forces_in_pad, slip_in_pad)
+    names = TACTILE_FIELDS + (SLIP_FIELDS if slip_in_pad is not None else ())
     msg = PointCloud2()
     msg.header.stamp = time_to_msg(time_s)
     msg.header.frame_id = frame_id
     msg.height, msg.width = 1, points.shape[0]
     # Fresh fields per message: a caller that edits one message must not edit the next.
     msg.fields = [PointField(name=name, offset=4 * i, datatype=PointField.FLOAT32, count=1)
-                  for i, name in enumerate(TACTILE_FIELDS)]
+                  for i, name in enumerate(names)]
     msg.is_bigendian = False
-    msg.point_step = 4 * len(TACTILE_FIELDS)
+    msg.point_step = 4 * len(names)
     msg.row_step = msg.point_step * points.shape[0]
     msg.is_dense = True
     msg.data = points.tobytes()
     return msg
 
 
-def tactile_points(positions_in_pad: np.ndarray, forces_in_pad: np.ndarray) -> np.ndarray:
-    """Return the (N, 6) little-endian float32 points of a tactile cloud (see above)."""
+def tactile_points(positions_in_pad: np.ndarray, forces_in_pad: np.ndarray,
+                   slip_in_pad: np.ndarray | None = None) -> np.ndarray:
+    """Return the (N, 6), with slip (N, 9), little-endian float32 points of a tactile cloud."""
     forces = np.asarray(forces_in_pad, '<f4')
     if forces.ndim == 2 and forces.shape[1] == 1:
         forces = np.concatenate([np.zeros((forces.shape[0], 2), '<f4'), forces], axis=1)
-    return np.concatenate([np.asarray(positions_in_pad, '<f4'), forces], axis=1)
+    columns = [np.asarray(positions_in_pad, '<f4'), forces]
+    if slip_in_pad is not None:
+        columns.append(np.asarray(slip_in_pad, '<f4'))
+    return np.concatenate(columns, axis=1)
 
 
 @lru_cache(maxsize=32)
@@ -118,23 +128,46 @@ def tactile_markers_to_msg(
 def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, float]:
     """Read a tactile PointCloud2 back: positions (N, 3) m, forces (N, 3) N, time s.
 
+    A cloud with slip (fields vx vy vz after the forces) reads the same;
+    ``tactile_slip_from_msg`` reads its slip.
+
     Raises:
-        CommandError: the cloud does not have the float32 x y z fx fy fz layout, or
-            holds NaN or infinite values.
+        CommandError: the cloud does not have the float32 x y z fx fy fz [vx vy vz]
+            layout, or holds NaN or infinite values.
     """
+    points = _points(msg)
+    return points[:, :3], points[:, 3:6], time_from_msg(msg.header.stamp)
+
+
+def tactile_slip_from_msg(msg: PointCloud2) -> np.ndarray | None:
+    """Return a tactile cloud's slip (N, 3) m/s in the pad frame (None: the cloud has none).
+
+    Raises:
+        CommandError: as ``tactile_cloud_from_msg``.
+    """
+    points = _points(msg)
+    return points[:, 6:9] if points.shape[1] == 9 else None
+
+
+def _points(msg: PointCloud2) -> np.ndarray:
+    """Return a tactile cloud's (N, 6) or (N, 9) values, checked."""
     names = tuple(field.name for field in msg.fields)
-    if names != TACTILE_FIELDS or any(
+    layouts = (TACTILE_FIELDS, TACTILE_FIELDS + SLIP_FIELDS)
+    width = len(names)
+    if names not in layouts or any(
             f.datatype != PointField.FLOAT32 or f.offset != 4 * i
-            for i, f in enumerate(msg.fields)) or msg.point_step != 24 or msg.is_bigendian:
+            for i, f in enumerate(msg.fields)) or msg.point_step != 4 * width \
+            or msg.is_bigendian:
         raise CommandError(
             f'tactile cloud must have float32 fields {" ".join(TACTILE_FIELDS)} packed in '
-            f'24 bytes, got {" ".join(names)} in {msg.point_step}', 'wrong_layout')
+            f'24 bytes, or with {" ".join(SLIP_FIELDS)} after them in 36, got '
+            f'{" ".join(names)} in {msg.point_step}', 'wrong_layout')
     count = msg.width * msg.height
-    if len(msg.data) != 24 * count:
+    if len(msg.data) != 4 * width * count:
         raise CommandError(f'tactile cloud holds {len(msg.data)} bytes for {count} points',
                            'wrong_length')
-    points = np.frombuffer(bytes(msg.data), dtype='<f4').reshape(count, 6).astype(float)
+    points = np.frombuffer(bytes(msg.data), dtype='<f4').reshape(count, width).astype(float)
     if not np.isfinite(points).all():
         raise CommandError(f'tactile cloud holds {np.count_nonzero(~np.isfinite(points))} '
                            'non-finite values', 'not_finite')
-    return points[:, :3], points[:, 3:], time_from_msg(msg.header.stamp)
+    return points
