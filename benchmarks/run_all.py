@@ -79,8 +79,10 @@ BENCHMARKS = (
               ('--trials', '1')),
     Benchmark('lockstep', 'bench_lockstep.py', ('--repeats', '2'),
               ('--repeats', '1', '--rates', '1')),
-    Benchmark('batch', 'bench_batch.py', ('--trials', '16', '--duration', '4'),
+    Benchmark('batch', 'bench_batch.py', ('--trials', '128', '--duration', '6'),
               ('--trials', '2', '--duration', '0.5')),
+    Benchmark('sweep', 'bench_sweep.py', ('--plot', 'docs/images/sweep_pick_lift_1000.png'),
+              ('--limit', '4')),
 )
 
 
