@@ -6,7 +6,8 @@ Arguments: ``servos_config`` (moteus_servos' parameter file, default
 config/moteus_servos.example.yaml, which starts read-only), ``config`` (grasp_monitor's
 and grasp_metrics', default config/hardware.yaml), ``use_sim_time`` (default false), and
 ``rviz``, ``record``, ``record_path`` of tools.launch.py. The monitor and the metrics
-come from monitor.launch.py, with this file's ``config`` and ``use_sim_time``.
+come from monitor.launch.py, with this file's ``config`` and ``use_sim_time`` (and
+``composed``, which it declares).
 """
 
 from grasp_monitor.nodes.launch_actions import check_tools, required

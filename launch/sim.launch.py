@@ -9,7 +9,8 @@ in lockstep with its ticks; default true for pick_lift only, the other scenes dr
 themselves), ``lockstep`` (default true: a tick waits for its inputs, so machine load
 changes how long a trial takes, never its result; false runs free, as hardware does),
 and ``rviz``, ``record``, ``record_path`` of tools.launch.py. The monitor and the metrics
-come from monitor.launch.py, with this file's ``config`` and ``use_sim_time``.
+come from monitor.launch.py, with this file's ``config`` and ``use_sim_time`` (and
+``composed``, which it declares).
 """
 
 from grasp_monitor.nodes.launch_actions import check_tools, required

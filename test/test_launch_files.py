@@ -109,8 +109,16 @@ def test_the_monitor_and_the_tools_come_from_one_installed_file(launch_file, inc
 
 
 def test_show_args_lists_the_arguments_of_the_included_files():
-    assert {'scenario', 'config', 'use_sim_time', 'controller', 'lockstep', 'rviz',
+    assert {'scenario', 'config', 'use_sim_time', 'controller', 'lockstep', 'composed', 'rviz',
             'rviz_config', 'record', 'record_path'} == set(arguments('sim.launch.py'))
     # tools.launch.py's scenario picks the rviz config where no simulator sets it
-    assert {'servos_config', 'config', 'use_sim_time', 'rviz', 'rviz_config', 'scenario',
-            'record', 'record_path'} == set(arguments('hardware.launch.py'))
+    assert {'servos_config', 'config', 'use_sim_time', 'composed', 'rviz', 'rviz_config',
+            'scenario', 'record', 'record_path'} == set(arguments('hardware.launch.py'))
+
+
+@pytest.mark.parametrize('launch_file', ['sim.launch.py', 'monitor.launch.py',
+                                         'hardware.launch.py'])
+def test_composed_is_declared_off_by_default_wherever_the_monitor_is_included(launch_file):
+    declared = arguments(launch_file)
+    assert declared['composed'].choices == ['true', 'false']
+    assert evaluate(declared['composed'].default_value) == 'false'
