@@ -28,6 +28,8 @@ RAMP_RAD_PER_S = 0.4
 #: Directions of the pull in the world: along the pads' surface (their normal is y).
 DIRECTIONS = {'down': (0.0, 0.0, -1.0), 'up': (0.0, 0.0, 1.0), 'side': (1.0, 0.0, 0.0)}
 GRAVITY_M_PER_S2 = 9.81
+#: Coulomb friction (stick, then slide at the cone) rather than MuJoCo's creeping soft one.
+NOSLIP_ITERATIONS = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +48,8 @@ class SlipTrial:
         pull_n: the ramp's amplitude, N (0: no pull).
         pull_s: simulated time of the pull, s.
         motor_noise_n: noise of the finger servos' force, N (Gaussian std).
+        noslip_iterations: MuJoCo's noslip solver iterations (0: soft friction, whose
+            contacts creep inside the friction cone).
     """
 
     index: int
@@ -59,6 +63,7 @@ class SlipTrial:
     pull_n: float
     pull_s: float
     motor_noise_n: float
+    noslip_iterations: int = NOSLIP_ITERATIONS
 
     @property
     def duration_s(self) -> float:
@@ -77,13 +82,14 @@ class SlipTrial:
 
 
 def make_family(trials: int, seed: int = 0, pull_s: float = 2.5,
-                tuning_share: float = 1 / 3) -> list[SlipTrial]:
+                tuning_share: float = 1 / 3,
+                noslip_iterations: int = NOSLIP_ITERATIONS) -> list[SlipTrial]:
     """Return ``trials`` trials, every other one a slip trial, drawn from ``seed``.
 
     A slip trial's ramp reaches the holding limit between 20 % and 80 % of the
     pull; a hold trial's peak stays below 50 % of it (a quarter of them: no pull).
-    The first ``tuning_share`` of every four-trial group's slots goes to tuning, by
-    trial seed, so both splits hold every kind.
+    A trial goes to the tuning split with probability ``tuning_share``, drawn from
+    its seed.
     """
     family = []
     for index in range(trials):
@@ -99,7 +105,7 @@ def make_family(trials: int, seed: int = 0, pull_s: float = 2.5,
             direction=str(rng.choice(list(DIRECTIONS))),
             motor_noise_n=float(rng.uniform(0.0, 0.1)))
         probe = SlipTrial(index, trial_seed, slips, False, pull_n=0.0, pull_s=pull_s,
-                          **values)
+                          noslip_iterations=noslip_iterations, **values)
         limit_n = max(probe.holding_limit_n(), 0.5)
         if slips:
             at = float(rng.uniform(0.2, 0.8)) * pull_s

@@ -11,7 +11,6 @@ running ``incipient_slip``, and the ground truth (``sim.slip_truth``).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from typing import Any, Callable, Optional
 
@@ -20,6 +19,7 @@ from grasp_monitor.app.slip_eval.family import DIRECTIONS, HOLD_S, PULL_S, RAMP_
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.monitor import GraspMonitor, GraspSample, MonitorConfig, \
     pad_slip_signals
+from grasp_monitor.core.monitor.incipient_slip import SlipScore
 import numpy as np
 
 #: The monitor's sample rate, Hz (the tactile sensor's publish rate).
@@ -52,6 +52,8 @@ def trial_values(trial: SlipTrial, detector: Detector) -> dict[str, Any]:
               'mujoco_sim.motor_noise_type': 'gaussian',
               'mujoco_sim.motor_noise_range': trial.motor_noise_n,
               'mujoco_sim.motor_noise_seed': trial.seed, **SCRIPT}
+    if trial.noslip_iterations:
+        values['noslip_iterations'] = trial.noslip_iterations
     values.update({f'grasp_monitor.{name}': value for name, value in detector.values})
     return values
 
@@ -61,7 +63,8 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
     """Run one trial; return its ticks (``sim.process_pool`` work: ``report`` unused).
 
     Returns:
-        ``time_s`` (T,) tick stamps from the grasp on, s; ``score`` (T,) the detector's;
+        ``time_s`` (T,) tick stamps from the grasp on, s; ``cues`` (T, 4) the detector's
+        cues (``incipient_slip.CUES``), unscaled, each the largest over the pads;
         ``slip_speed`` (T,) the fastest relative tangential speed at a pad contact,
         m/s; ``drift_m`` (T,) the object's displacement relative to the pads since
         the grasp, m; ``event_s`` when incipient_slip fired (NaN: never).
@@ -86,12 +89,14 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         dataclasses.replace(monitor_config, events=('contact',)), setup.drive)
     monitor = GraspMonitor(monitor_config)
     event = monitor.events['incipient_slip']
-    scorer = copy.deepcopy(event.scorer)  # the same cues, scored after it fired too
+    # the same cues, unscaled (every threshold 1), and scored after the event fired too
+    scorer = SlipScore(monitor_config.slip_friction, 1.0, 1.0, 1.0, 1.0,
+                       monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s)
     layout = pipeline.evaluation.layout
     positions = [pad.positions_in_pad for pad in pipeline.arrays.pads]
     axis = monitor_config.slip_normal_axis
     per_sample = pipeline.steps_per_monitor_sample
-    ticks: dict[str, list[np.ndarray]] = {'time_s': [], 'score': [], 'slip_speed': [],
+    ticks: dict[str, list[np.ndarray]] = {'time_s': [], 'cues': [], 'slip_speed': [],
                                           'object_in_pad': []}
     event_s = np.nan
     period_s = 1.0 / RATE_HZ
@@ -106,21 +111,24 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         rows, stamps = rows[stamps >= HOLD_S - 1e-9], stamps[stamps >= HOLD_S - 1e-9]
         if not rows.size:
             continue
-        signals = np.stack([pad_slip_signals(
-            positions[p], pipeline.values[p][rows], axis,
-            pad.slip[rows] if detector.slip_channel else None)
-            for p, pad in enumerate(pipeline.arrays.pads)], axis=1)  # (T, pads, 5)
-        for stamp, tick in zip(stamps.tolist(), signals):
+        signals = np.stack([pad_slip_signals(positions[p], pipeline.values[p][rows], axis,
+                                             pad.slip[rows])
+                            for p, pad in enumerate(pipeline.arrays.pads)], axis=1)
+        # (T, pads, 5); the monitor sees the slip channel only where the detector has it
+        seen = signals.copy()
+        if not detector.slip_channel:
+            seen[:, :, 4] = np.nan
+        for stamp, tick, sample in zip(stamps.tolist(), signals, seen):
             update = monitor.update(GraspSample(
-                stamp, tick[:, 0] >= monitor_config.slip_min_force_n, pad_signals=tick))
+                stamp, sample[:, 0] >= monitor_config.slip_min_force_n, pad_signals=sample))
             if any(r.kind == 'incipient_slip' for r in update.records):
                 event_s = stamp
-            ticks['score'].append(scorer.update(tick, period_s).max())
+            ticks['cues'].append(scorer.update(tick, period_s).max(axis=0))
         ticks['time_s'].append(stamps)
         ticks['slip_speed'].append(contact_slip_speed(layout, record)[rows])
         ticks['object_in_pad'].append(object_in_pad(layout, record, 'object')[rows])
     position = np.concatenate(ticks['object_in_pad'])
-    return {'time_s': np.concatenate(ticks['time_s']), 'score': np.array(ticks['score']),
+    return {'time_s': np.concatenate(ticks['time_s']), 'cues': np.array(ticks['cues']),
             'slip_speed': np.concatenate(ticks['slip_speed']),
             'drift_m': drift_m(position, 0), 'event_s': event_s,
             'diverged': pipeline.sim.diverged}
