@@ -16,7 +16,7 @@ import time
 from typing import Any, Sequence, TextIO
 
 from grasp_monitor.app.slip_eval.family import make_family, NOSLIP_ITERATIONS
-from grasp_monitor.app.slip_eval.score import pr_curve, Scores, score_trials, tune
+from grasp_monitor.app.slip_eval.score import confusion, pr_curve, Scores, score_trials, tune
 from grasp_monitor.app.slip_eval.trial import Detector, run_slip_trial
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.incipient_slip import CUES
@@ -72,7 +72,8 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
         thresholds, tuned = tune(tuning, candidates, FACTORS)
         scores = score_trials(held, thresholds)
         rows[name] = {'thresholds': dict(zip(CUES, thresholds)),
-                      'tuning': dataclasses.asdict(tuned), 'held_out': dataclasses.asdict(scores)}
+                      'tuning': dataclasses.asdict(tuned), 'held_out': dataclasses.asdict(scores),
+                      'confusion': confusion(held, thresholds)}
         curves[name] = (pr_curve(held, thresholds, FACTORS), FACTORS)
     output_dir.mkdir(parents=True, exist_ok=True)
     plot_pr(curves, output_dir / 'pr_curve.png',
@@ -85,7 +86,7 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
         'diverged': sum(bool(r['diverged']) for r in results), 'detectors': rows,
         'family': [dataclasses.asdict(t) for t in family]}
     (output_dir / 'slip_eval.json').write_text(json.dumps(summary, indent=1, default=float))
-    table = markdown_table(rows, len(held))
+    table = markdown_table(rows, len(held)) + '\n' + confusion_table(rows)
     (output_dir / 'slip_eval.md').write_text(table)
     print(table, file=out)
     print(f'{trials} trials ({len(tuning)} tuning, {len(held)} held out) in {cpu_s:.0f} s of '
@@ -118,6 +119,16 @@ def markdown_table(rows: dict[str, dict[str, Any]], held: int) -> str:
             f'| {_figure(s.lead_median_s, "ms")} | {_figure(s.lead_p10_s, "ms")} '
             f'| {s.missed}/{s.slip_trials} | {s.false_alarms_per_min:.2f} '
             f'(over {s.hold_minutes:.1f} min) |')
+    return '\n'.join(lines) + '\n'
+
+
+def confusion_table(rows: dict[str, dict[str, Any]]) -> str:
+    """Return where each detector's wrong held-out ticks fall, as a Markdown table."""
+    keys = list(next(iter(rows.values()))['confusion'])
+    lines = ['| detector | ' + ' | '.join(key.replace('_', ' ') for key in keys) + ' |',
+             '|' + '---|' * (len(keys) + 1)]
+    lines += [f'| {name} | ' + ' | '.join(str(row['confusion'][key]) for key in keys) + ' |'
+              for name, row in rows.items()]
     return '\n'.join(lines) + '\n'
 
 

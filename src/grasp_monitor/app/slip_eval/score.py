@@ -6,6 +6,9 @@ largest cue over its threshold) reaches 1. A trial slips grossly once the object
 drifted ``GROSS_SLIP_M`` from the pads; its lead time is from the first alarm to
 that moment (negative: the alarm came after). False alarms: alarm onsets (a tick
 alarming after one that did not) on trials that never slip grossly, per minute.
+A trial is scored until the object is lost (``LOST_M`` from the pads): what
+follows is no longer a grasp (an object pulled up rests on the palm, the pads
+at their friction limit without sliding).
 """
 
 from __future__ import annotations
@@ -14,11 +17,19 @@ import dataclasses
 import math
 from typing import Any, Mapping, Sequence
 
+from grasp_monitor.sim.slip_truth import GROSS_SLIP_M, SLIP_SPEED_M_PER_S
 import numpy as np
 
-#: The same as ``sim.slip_truth``'s (the app may import sim; this module stays numpy).
-SLIP_SPEED_M_PER_S = 1e-3
-GROSS_SLIP_M = 2e-3
+#: The object is lost once it drifted this far from the pads: scoring ends there, m.
+LOST_M = 10e-3
+
+
+def scored(run: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the ticks of ``run`` that are scored: until the object is lost."""
+    lost = np.flatnonzero(run['drift_m'] > LOST_M)
+    end = int(lost[0]) if lost.size else len(run['time_s'])
+    return {key: value[:end] if isinstance(value, np.ndarray) else value
+            for key, value in run.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,7 +87,7 @@ def score_trials(runs: Sequence[Mapping[str, Any]], thresholds: Sequence[float])
     missed = onsets = 0
     hold_s = 0.0
     slip_trials = 0
-    for run in runs:
+    for run in map(scored, runs):
         alarm = score_of(run['cues'], thresholds) >= 1.0
         slips = run['slip_speed'] > SLIP_SPEED_M_PER_S
         tp += int(np.count_nonzero(alarm & slips))
@@ -109,6 +120,7 @@ def score_trials(runs: Sequence[Mapping[str, Any]], thresholds: Sequence[float])
 def pr_curve(runs: Sequence[Mapping[str, Any]], thresholds: Sequence[float],
              factors: np.ndarray) -> np.ndarray:
     """Return (F, 3) tick precision, recall, F1 with every threshold times each factor."""
+    runs = [scored(run) for run in runs]
     scores = np.concatenate([score_of(run['cues'], thresholds) for run in runs])
     slips = np.concatenate([run['slip_speed'] for run in runs]) > SLIP_SPEED_M_PER_S
     order = np.argsort(-scores)
@@ -138,3 +150,39 @@ def tune(runs: Sequence[Mapping[str, Any]], candidates: Sequence[Sequence[float]
             best = (float(curve[i, 2]), tuple(t * factors[i] for t in candidate))
     assert best is not None
     return best[1], score_trials(runs, best[1])
+
+
+def confusion(runs: Sequence[Mapping[str, Any]], thresholds: Sequence[float]
+              ) -> dict[str, float]:
+    """Return where the wrong ticks fall: false alarms and misses, by phase of their trial.
+
+    ``fp_hold``: alarms on trials without gross slip; ``fp_before_slip``: alarms before a
+    trial's first slipping tick; ``fp_while_slipping``: after it (a slide pausing below the
+    speed); ``fn_before_alarm``: slipping ticks before a trial's first alarm; ``fn_after_alarm``:
+    after it; ``fn_hold``: slipping ticks of trials without gross slip;
+    ``fp_before_slip_median_mm_per_s``: the contacts' median speed at the ``fp_before_slip``
+    ticks (an object already sliding, below the ground truth's speed), mm/s.
+    """
+    counts: dict[str, float] = dict.fromkeys((
+        'fp_hold', 'fp_before_slip', 'fp_while_slipping', 'fn_before_alarm', 'fn_after_alarm',
+        'fn_hold'), 0)
+    early: list[np.ndarray] = []
+    for run in map(scored, runs):
+        alarm = score_of(run['cues'], thresholds) >= 1.0
+        slips = run['slip_speed'] > SLIP_SPEED_M_PER_S
+        fp, fn = alarm & ~slips, ~alarm & slips
+        if not np.any(run['drift_m'] > GROSS_SLIP_M):
+            counts['fp_hold'] += int(np.count_nonzero(fp))
+            counts['fn_hold'] += int(np.count_nonzero(fn))
+            continue
+        first_slip = int(np.argmax(slips)) if slips.any() else slips.size
+        first_alarm = int(np.argmax(alarm)) if alarm.any() else alarm.size
+        counts['fp_before_slip'] += int(np.count_nonzero(fp[:first_slip]))
+        early.append(run['slip_speed'][:first_slip][fp[:first_slip]])
+        counts['fp_while_slipping'] += int(np.count_nonzero(fp[first_slip:]))
+        counts['fn_before_alarm'] += int(np.count_nonzero(fn[:first_alarm]))
+        counts['fn_after_alarm'] += int(np.count_nonzero(fn[first_alarm:]))
+    speeds = np.concatenate(early) if early else np.zeros(0)
+    counts['fp_before_slip_median_mm_per_s'] = \
+        round(float(np.median(speeds)) * 1e3, 3) if speeds.size else math.nan
+    return counts
