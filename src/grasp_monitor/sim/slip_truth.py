@@ -11,7 +11,7 @@ to the pads since the grasp was established (a reference row).
 from __future__ import annotations
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.rotations import rotate, quat_conjugate
+from grasp_monitor.core.rotations import quat_conjugate, rotate
 from grasp_monitor.sim.offline import SensorLayout
 import numpy as np
 
@@ -39,7 +39,7 @@ def contact_slip_speed(layout: SensorLayout, record: np.ndarray) -> np.ndarray:
         ConfigError: the layout records no contact velocities (no pad with ``slip`` on).
     """
     if not layout.velocities:
-        raise ConfigError('slip ground truth needs the contact velocities: turn a pad\'s '
+        raise ConfigError("slip ground truth needs the contact velocities: turn a pad's "
                           'slip setting on')
     inputs, _ = layout.contact_inputs(record)
     rows, velocity = inputs[1], inputs[-1]

@@ -71,7 +71,7 @@ class SlipTrial:
         return PULL_S + self.pull_s
 
     def holding_limit_n(self) -> float:
-        """The pull the two pads' friction holds along the direction, N (rigid estimate)."""
+        """Return the pull the two pads' friction holds along the direction, N (rigid estimate)."""
         friction_n = 2.0 * self.friction * self.grip_force_n
         weight_n = self.mass_kg * GRAVITY_M_PER_S2
         if self.direction == 'down':
@@ -99,11 +99,9 @@ def make_family(trials: int, seed: int = 0, pull_s: float = 2.5,
         mass_kg, friction = float(rng.uniform(0.05, 0.4)), float(rng.uniform(0.5, 1.2))
         # a grip that lifts the object with a margin of 2.5 on its weight
         weakest_n = max(3.0, 2.5 * mass_kg * GRAVITY_M_PER_S2 / (2.0 * friction))
-        values = dict(
-            grip_force_n=float(rng.uniform(weakest_n, 15.0)), mass_kg=mass_kg,
-            friction=friction,
-            direction=str(rng.choice(list(DIRECTIONS))),
-            motor_noise_n=float(rng.uniform(0.0, 0.1)))
+        values = {'grip_force_n': float(rng.uniform(weakest_n, 15.0)), 'mass_kg': mass_kg,
+                  'friction': friction, 'direction': str(rng.choice(list(DIRECTIONS))),
+                  'motor_noise_n': float(rng.uniform(0.0, 0.1))}
         probe = SlipTrial(index, trial_seed, slips, False, pull_n=0.0, pull_s=pull_s,
                           noslip_iterations=noslip_iterations, **values)
         limit_n = max(probe.holding_limit_n(), 0.5)

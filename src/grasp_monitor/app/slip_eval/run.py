@@ -16,7 +16,8 @@ import time
 from typing import Any, Sequence, TextIO
 
 from grasp_monitor.app.slip_eval.family import make_family, NOSLIP_ITERATIONS
-from grasp_monitor.app.slip_eval.score import confusion, pr_curve, Scores, score_trials, tune
+from grasp_monitor.app.slip_eval.score import (
+    confusion, event_leads, pr_curve, score_trials, scored, Scores, tune)
 from grasp_monitor.app.slip_eval.trial import Detector, run_slip_trial
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.incipient_slip import CUES
@@ -77,16 +78,23 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
         curves[name] = (pr_curve(held, thresholds, FACTORS), FACTORS)
     output_dir.mkdir(parents=True, exist_ok=True)
     plot_pr(curves, output_dir / 'pr_curve.png',
-            f'{len(held)} held-out trials, {sum(r["time_s"].size for r in held)} ticks')
+            f'{len(held)} held-out trials, {sum(scored(r)["time_s"].size for r in held)} ticks')
+    event = event_leads(held)
     summary = {
         'trials': trials, 'seed': seed, 'tuning_trials': len(tuning),
         'held_out_trials': len(held), 'noslip_iterations': noslip_iterations,
         'pull_s': pull_s, 'cpu_s': cpu_s,
         'slip_trials_by_design': sum(t.slips for t in family),
         'diverged': sum(bool(r['diverged']) for r in results), 'detectors': rows,
+        'event': event,
         'family': [dataclasses.asdict(t) for t in family]}
     (output_dir / 'slip_eval.json').write_text(json.dumps(summary, indent=1, default=float))
-    table = markdown_table(rows, len(held)) + '\n' + confusion_table(rows)
+    table = markdown_table(rows, len(held)) + '\n' + confusion_table(rows) + '\n' + (
+        f"The monitor's own incipient_slip event (default thresholds, forces only) on the "
+        f"held-out trials: fired on {event['fired_slip']} of {event['slip_trials']} gross "
+        f"slips, median lead {_figure(event['lead_median_s'], 'ms')} ms, p10 "
+        f"{_figure(event['lead_p10_s'], 'ms')} ms; on {event['fired_hold']} of "
+        f"{event['hold_trials']} holds.\n")
     (output_dir / 'slip_eval.md').write_text(table)
     print(table, file=out)
     print(f'{trials} trials ({len(tuning)} tuning, {len(held)} held out) in {cpu_s:.0f} s of '

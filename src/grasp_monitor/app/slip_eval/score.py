@@ -186,3 +186,21 @@ def confusion(runs: Sequence[Mapping[str, Any]], thresholds: Sequence[float]
     counts['fp_before_slip_median_mm_per_s'] = \
         round(float(np.median(speeds)) * 1e3, 3) if speeds.size else math.nan
     return counts
+
+
+def event_leads(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Return how the monitor's own event did: firings on slips and holds, its lead times."""
+    leads, fired_hold, holds = [], 0, 0
+    for run in runs:
+        gross = np.flatnonzero(run['drift_m'] > GROSS_SLIP_M)
+        fired = not math.isnan(run['event_s'])
+        if not gross.size:
+            holds += 1
+            fired_hold += int(fired)
+        elif fired:
+            leads.append(float(run['time_s'][gross[0]] - run['event_s']))
+    lead = np.array(leads)
+    return {'slip_trials': len(runs) - holds, 'fired_slip': len(leads), 'hold_trials': holds,
+            'fired_hold': fired_hold,
+            'lead_median_s': float(np.median(lead)) if lead.size else math.nan,
+            'lead_p10_s': float(np.percentile(lead, 10)) if lead.size else math.nan}

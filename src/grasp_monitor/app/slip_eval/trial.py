@@ -88,7 +88,6 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         build_scene('pick_lift', settings, **params), pipeline_config, setup.pads,
         dataclasses.replace(monitor_config, events=('contact',)), setup.drive)
     monitor = GraspMonitor(monitor_config)
-    event = monitor.events['incipient_slip']
     # the same cues, unscaled (every threshold 1), and scored after the event fired too
     scorer = SlipScore(monitor_config.slip_friction, 1.0, 1.0, 1.0, 1.0,
                        monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s)

@@ -36,8 +36,8 @@ from grasp_monitor.core.monitor.stop_external_force import StopExternalForceEven
 
 __all__ = [
     # what the monitor sees, and how it is sampled from stamped readings
-    'GraspSample', 'GridPoint', 'SIGNALS', 'pad_slip_signals', 'InputsConfig', 'MonitorInputs', 'STAMP_TOLERANCE_S',
-    'StampGrid',
+    'GraspSample', 'GridPoint', 'InputsConfig', 'MonitorInputs', 'pad_slip_signals',
+    'SIGNALS', 'STAMP_TOLERANCE_S', 'StampGrid',
     # what it says, and its log
     'Command', 'DetailValue', 'EVENT_ORDER', 'EventLog', 'EventRecord', 'PREREQUISITES',
     'RECORD_KINDS', 'RESERVED_KEYS', 'STATUS_KINDS',

@@ -8,6 +8,7 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.event import check_positive, MonitorEvent
 from grasp_monitor.core.monitor.records import Command
 from grasp_monitor.core.monitor.samples import GraspSample
+from grasp_monitor.core.monitor.settings import default
 from grasp_monitor.core.monitor.state import TrialState
 import numpy as np
 
@@ -30,6 +31,8 @@ class SlipScore:
     - slip: the sliding speed of a sensor's slip channel, m/s, over ``slip_speed``
       (only where the sensor has one: NaN counts as 0).
 
+    Defaults: the monitor's settings, ``incipient_slip.*``.
+
     Args:
         friction: friction coefficient of the pads on the object assumed by the cone.
         ratio: share of the friction cone that warns, in (0, 10].
@@ -43,9 +46,13 @@ class SlipScore:
         ConfigError: a value out of range, naming it.
     """
 
-    def __init__(self, friction: float = 1.0, ratio: float = 0.9, cop_speed: float = 0.0,
-                 vibration: float = 0.0, slip_speed: float = 0.0, min_force_n: float = 0.5,
-                 high_pass_s: float = 0.02) -> None:
+    def __init__(self, friction: float = default('slip_friction'),
+                 ratio: float = default('slip_ratio'),
+                 cop_speed: float = default('slip_cop_speed'),
+                 vibration: float = default('slip_vibration'),
+                 slip_speed: float = default('slip_speed'),
+                 min_force_n: float = default('slip_min_force_n'),
+                 high_pass_s: float = default('slip_high_pass_s')) -> None:
         check_positive(friction=friction, ratio=ratio, min_force_n=min_force_n,
                        high_pass_s=high_pass_s)
         for name, value in (('cop_speed', cop_speed), ('vibration', vibration),

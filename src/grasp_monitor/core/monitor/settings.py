@@ -46,10 +46,11 @@ SETTINGS = (
      'slip_normal_axis'),
     (Setting('incipient_slip.friction', 1.0, 'Friction coefficient of the pads on the object '
              'that the friction cone assumes.', 0.01, 10.0, read_only=True), 'slip_friction'),
-    (Setting('incipient_slip.ratio', 0.9, 'incipient_slip fires when a pad uses this share of '
-             'its friction cone (shear / (friction x normal force)).', 0.01, 10.0,
+    # ratio and cop_speed: as `grasp-monitor slip-eval` tuned them (docs/slip.md)
+    (Setting('incipient_slip.ratio', 0.995, 'incipient_slip fires when a pad uses this share '
+             'of its friction cone (shear / (friction x normal force)).', 0.01, 10.0,
              read_only=True), 'slip_ratio'),
-    (Setting('incipient_slip.cop_speed', 0.0, "... or when a pad's centre of pressure moves "
+    (Setting('incipient_slip.cop_speed', 0.05, "... or when a pad's centre of pressure moves "
              'this fast, m/s (0 = off).', 0.0, 100.0, read_only=True), 'slip_cop_speed'),
     (Setting('incipient_slip.vibration', 0.0, "... or when a pad's high-passed normal force "
              'reaches this share of it (0 = off).', 0.0, 100.0, read_only=True),
