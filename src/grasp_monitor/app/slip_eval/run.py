@@ -23,11 +23,15 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.incipient_slip import CUES
 import numpy as np
 
+#: The friction coefficient a detector that does not know the pair's assumes.
+ASSUMED_FRICTION = 0.85
+_FORCES = ((1.0, 0.0, 0.0, 0.0), (1.0, 0.05, 0.0, 0.0), (1.0, 0.0, 0.2, 0.0),
+           (1.0, 0.05, 0.2, 0.0))
 #: Cue sets the tuning picks from (thresholds per ``CUES``; 0 = off), by detector.
 CANDIDATES = {
-    'forces': ((1.0, 0.0, 0.0, 0.0), (1.0, 0.05, 0.0, 0.0), (1.0, 0.0, 0.2, 0.0),
-               (1.0, 0.05, 0.2, 0.0)),
+    'forces': _FORCES,
     'slip channel': ((0.0, 0.0, 0.0, 1e-3), (1.0, 0.0, 0.0, 1e-3)),
+    f'forces, friction taken as {ASSUMED_FRICTION}': _FORCES,
 }
 #: Scales of a cue set's thresholds the tuning and the PR curve sweep.
 FACTORS = np.round(np.arange(0.5, 1.2001, 0.0025), 4)
@@ -70,12 +74,14 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
     rows: dict[str, dict[str, Any]] = {}
     curves = {}
     for name, candidates in CANDIDATES.items():
-        thresholds, tuned = tune(tuning, candidates, FACTORS)
-        scores = score_trials(held, thresholds)
+        tune_runs, held_runs = (assumed_friction(tuning), assumed_friction(held)) \
+            if 'taken as' in name else (tuning, held)
+        thresholds, tuned = tune(tune_runs, candidates, FACTORS)
+        scores = score_trials(held_runs, thresholds)
         rows[name] = {'thresholds': dict(zip(CUES, thresholds)),
                       'tuning': dataclasses.asdict(tuned), 'held_out': dataclasses.asdict(scores),
-                      'confusion': confusion(held, thresholds)}
-        curves[name] = (pr_curve(held, thresholds, FACTORS), FACTORS)
+                      'confusion': confusion(held_runs, thresholds)}
+        curves[name] = (pr_curve(held_runs, thresholds, FACTORS), FACTORS)
     output_dir.mkdir(parents=True, exist_ok=True)
     plot_pr(curves, output_dir / 'pr_curve.png',
             f'{len(held)} held-out trials, {sum(scored(r)["time_s"].size for r in held)} ticks')
@@ -100,6 +106,16 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
     print(f'{trials} trials ({len(tuning)} tuning, {len(held)} held out) in {cpu_s:.0f} s of '
           f'CPU; {output_dir / "pr_curve.png"}', file=out)
     return summary
+
+
+def assumed_friction(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``runs`` with the friction cue of a cone of ``ASSUMED_FRICTION``, not the trial's."""
+    changed = []
+    for run in runs:
+        cues = run['cues'].copy()
+        cues[:, 0] *= run['friction'] / ASSUMED_FRICTION
+        changed.append(run | {'cues': cues})
+    return changed
 
 
 def _figure(value: float, unit: str = '') -> str:

@@ -67,7 +67,8 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         cues (``incipient_slip.CUES``), unscaled, each the largest over the pads;
         ``slip_speed`` (T,) the fastest relative tangential speed at a pad contact,
         m/s; ``drift_m`` (T,) the object's displacement relative to the pads since
-        the grasp, m; ``event_s`` when incipient_slip fired (NaN: never).
+        the grasp, m; ``event_s`` when incipient_slip fired (NaN: never); ``friction``
+        the trial's friction coefficient (the detector's cone assumes it).
     """
     from grasp_monitor.app.batch.names import split
     from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
@@ -129,5 +130,5 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
     position = np.concatenate(ticks['object_in_pad'])
     return {'time_s': np.concatenate(ticks['time_s']), 'cues': np.array(ticks['cues']),
             'slip_speed': np.concatenate(ticks['slip_speed']),
-            'drift_m': drift_m(position, 0), 'event_s': event_s,
+            'drift_m': drift_m(position, 0), 'event_s': event_s, 'friction': trial.friction,
             'diverged': pipeline.sim.diverged}
