@@ -22,10 +22,10 @@ def plot_pr(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], path: Path,
     import matplotlib.pyplot as plt
     figure, axes = plt.subplots(figsize=(6.4, 4.8), dpi=100)
     for (name, (curve, factors)), marker in zip(curves.items(), 'os^v'):
-        axes.plot(curve[:, 1], curve[:, 0], label=name, linewidth=1.5)
+        (line,) = axes.plot(curve[:, 1], curve[:, 0], label=name, linewidth=1.5)
         picked = int(np.argmin(np.abs(factors - 1.0)))
         axes.plot(curve[picked, 1], curve[picked, 0], marker, markersize=8,
-                  label=f'{name}: tuned (F1 {curve[picked, 2]:.3f})')
+                  color=line.get_color(), label=f'{name}: tuned (F1 {curve[picked, 2]:.3f})')
     axes.set_xlabel('recall (slipping ticks alarmed)')
     axes.set_ylabel('precision (alarmed ticks slipping)')
     axes.set_xlim(0, 1.02)
