@@ -17,11 +17,13 @@ def test_quick_writes_the_table_and_the_pr_curve(tmp_path):
     assert done.returncode == 0, done.stderr
     table = (tmp_path / 'slip_eval.md').read_text()
     assert table in done.stdout
-    figures, wrong = table.split('\n\n')
-    header, _, forces, channel = figures.splitlines()
+    figures, wrong, event = table.split('\n\n')
+    header, _, forces, channel, assumed = figures.splitlines()
     assert 'tick F1' in header and 'lead median ms' in header
     assert forces.startswith('| forces | friction ') and channel.startswith('| slip channel |')
+    assert assumed.startswith('| forces, friction taken as 0.85 |')
     assert wrong.splitlines()[0].startswith('| detector | fp hold | fp before slip |')
+    assert event.startswith("The monitor's own incipient_slip event")
     summary = json.loads((tmp_path / 'slip_eval.json').read_text())
     assert summary['trials'] == 8 and summary['diverged'] == 0
     assert summary['tuning_trials'] + summary['held_out_trials'] == 8
