@@ -50,14 +50,15 @@ SETTINGS = (
     (Setting('incipient_slip.ratio', 0.995, 'incipient_slip fires when a pad uses this share '
              'of its friction cone (shear / (friction x normal force)).', 0.01, 10.0,
              read_only=True), 'slip_ratio'),
-    (Setting('incipient_slip.cop_speed', 0.05, "... or when a pad's centre of pressure moves "
-             'this fast, m/s (0 = off).', 0.0, 100.0, read_only=True), 'slip_cop_speed'),
-    (Setting('incipient_slip.vibration', 0.0, "... or when a pad's high-passed normal force "
-             'reaches this share of it (0 = off).', 0.0, 100.0, read_only=True),
-     'slip_vibration'),
-    (Setting('incipient_slip.slip_speed', 0.0, "... or when a sensor's slip channel reads this "
-             'sliding speed, m/s (0 = off; simulated pads with slip on).', 0.0, 100.0,
-             read_only=True), 'slip_speed'),
+    (Setting('incipient_slip.cop_speed', 0.05, "incipient_slip also fires when a pad's "
+             'centre of pressure moves this fast, m/s (0 = off).', 0.0, 100.0,
+             read_only=True), 'slip_cop_speed'),
+    (Setting('incipient_slip.vibration', 0.0, "incipient_slip also fires when a pad's "
+             'high-passed normal force reaches this share of it (0 = off).', 0.0, 100.0,
+             read_only=True), 'slip_vibration'),
+    (Setting('incipient_slip.slip_speed', 0.0, "incipient_slip also fires when a sensor's "
+             'slip channel reads this sliding speed, m/s (0 = off; simulated pads with slip '
+             'on).', 0.0, 100.0, read_only=True), 'slip_speed'),
     (Setting('incipient_slip.min_force', 0.5, 'incipient_slip watches a pad pressed with at '
              'least this normal force, N.', 1e-6, 1e4, read_only=True), 'slip_min_force_n'),
     (Setting('incipient_slip.high_pass', 0.02, "Time constant of the vibration cue's low-pass, "
