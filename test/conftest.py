@@ -80,7 +80,8 @@ class ScriptedHand:
     """Publishes tactile clouds, contacts, object odometry and finger joint states at 100 Hz.
 
     Each pad presses ``pad_force_n`` on the body ``touching`` names (the object unless
-    told), as a simulator's ``contacts`` name it (body names on ``contacts/bodies``).
+    told), as a simulator's ``contacts`` name it (body names on ``contacts/bodies``); its
+    taxels also feel ``pad_shear_n`` along the pad's z axis.
     """
 
     #: Body names by id, as mujoco_sim publishes them on contacts/bodies.
@@ -95,6 +96,7 @@ class ScriptedHand:
         from grasp_monitor.nodes.qos import LATCHED_QOS
         self.node = node
         self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
+        self.pad_shear_n = {'finger_left': 0.0, 'finger_right': 0.0}
         self.touching = {'finger_left': 'object', 'finger_right': 'object'}
         self.silent = False
         self.pads = {pad: node.create_publisher(
@@ -120,7 +122,7 @@ class ScriptedHand:
         for pad, force in self.pad_force_n.items():
             # two taxels on the inner face, each carrying half the force, pad frame
             sign = 1.0 if pad == 'finger_left' else -1.0
-            forces = np.array([[0.0, sign * force / 2, 0.0]] * 2)
+            forces = np.array([[0.0, sign * force / 2, self.pad_shear_n[pad] / 2]] * 2)
             positions = np.array([[0.0, -sign * 0.005, 0.01], [0.0, -sign * 0.005, -0.01]])
             self.pads[pad].publish(
                 conversions.tactile_cloud_to_msg(positions, forces, pad, now_s))

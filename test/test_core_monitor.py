@@ -259,7 +259,7 @@ def test_prerequisites_and_duplicates_are_refused():
         MonitorConfig(events=('slip',))
     assert str(error.value) == (
         "unknown event 'slip'; valid events: contact, contact_timeout, flying_apart, "
-        'slip_out, grasp, stop_external_force')
+        'slip_out, grasp, incipient_slip, stop_external_force')
 
 
 def test_events_run_in_reference_order_whatever_the_order_added():

@@ -24,6 +24,18 @@ def start_monitor(ros, tmp_path, **overrides):
         parameter_overrides=[Parameter(k, value=v) for k, v in params.items()]))
 
 
+def start_trial(ros):
+    """Start a scripted hand and a trial; return the client, the hand and the events heard."""
+    client = ros.client()
+    hand = ScriptedHand(client)
+    events = []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+    assert ros.call(client.create_client(Trigger, 'grasp_monitor/start'),
+                    Trigger.Request()).success
+    return client, hand, events
+
+
 def kinds(events):
     return [e.name for e in events if e.name not in ('sensor_stale', 'sensor_fresh')]
 
@@ -152,13 +164,7 @@ def test_a_late_viewer_sees_the_trials_events_as_text_above_the_object(ros, tmp_
     # without an object the contacts come from the taxels
     start_monitor(ros, tmp_path, object=object_name,
                   **({} if object_name else {'contacts': ''}))
-    client = ros.client()
-    hand = ScriptedHand(client)
-    events = []
-    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
-                               EVENTS_QOS)
-    assert ros.call(client.create_client(Trigger, 'grasp_monitor/start'),
-                    Trigger.Request()).success
+    client, hand, events = start_trial(ros)
     hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)
     assert wait_for(lambda: 'contact' in kinds(events)), kinds(events)
     published = list(events)
@@ -205,3 +211,21 @@ def test_trial_ids_go_on_from_the_event_log_after_a_restart(ros, tmp_path):
     starts = [r.trial_id for r in records if r.kind == 'trial_start']
     ends = [r.trial_id for r in records if r.kind == 'trial_end']
     assert starts == [1, 2] and ends == [1, 2]
+
+
+def test_incipient_slip_from_the_tactile_clouds_alone(ros, tmp_path):
+    # as on hardware: no object ground truth, no contacts, taxel forces at their positions
+    start_monitor(ros, tmp_path, object='', contacts='',
+                  events=['contact', 'incipient_slip'])
+    client, hand, events = start_trial(ros)
+    hand.pad_force_n.update(finger_left=10.0, finger_right=10.0)
+    hand.pad_shear_n['finger_right'] = 5.0  # half the friction cone (friction 1)
+    assert wait_for(lambda: 'contact' in kinds(events)), kinds(events)
+    time.sleep(0.2)
+    assert 'incipient_slip' not in kinds(events)
+    hand.pad_shear_n['finger_right'] = 9.97  # 0.997 of it: past the 0.995 that warns
+    assert wait_for(lambda: 'incipient_slip' in kinds(events)), kinds(events)
+    values = {kv.key: kv.value for kv in next(
+        e for e in events if e.name == 'incipient_slip').values}
+    assert values['cue'] == 'friction' and values['pad'] == '1'
+    assert float(values['friction_share']) == pytest.approx(0.997, abs=1e-6)

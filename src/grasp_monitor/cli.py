@@ -106,6 +106,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_slip_eval(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.slip_eval.run import check_args, QUICK_TRIALS, slip_eval
+    trials = QUICK_TRIALS if args.quick else args.trials
+    check_args(trials, args.jobs, args.noslip_iterations, args.pull)
+    slip_eval(args.output_dir, trials, args.seed, args.jobs, args.noslip_iterations, args.pull)
+    return 0
+
+
 def _cubes(text: str) -> list[int]:
     """Parse ``3``, ``1-11`` or ``1,3,5`` into cube counts."""
     counts: list[int] = []
@@ -332,6 +340,30 @@ def build_parser() -> argparse.ArgumentParser:
                        "'ray://host:10001') instead of starting a local Ray")
     batch.add_argument('--quiet', action='store_true', help='no progress on standard error')
     batch.set_defaults(handler=_cmd_batch)
+    from grasp_monitor.app.slip_eval.family import NOSLIP_ITERATIONS
+    slip = commands.add_parser(
+        'slip-eval', help='score the incipient_slip detector against simulated ground truth',
+        description='Run pick_lift trials offline, half pulled past the friction of the pads '
+        '(a ramped force on the object), half held (grip force, mass, friction and pull drawn '
+        'per seed); tune the incipient_slip thresholds on a tuning split and score the '
+        'held-out trials against the simulator: tick and trial precision, recall, F1, lead '
+        'time before gross slip (2 mm), false alarms per minute of holding. Writes '
+        'slip_eval.md, slip_eval.json and pr_curve.png to --output-dir (docs/slip.md).')
+    size = slip.add_mutually_exclusive_group()
+    size.add_argument('--trials', type=int, default=240, help='trials (default 240)')
+    size.add_argument('--quick', action='store_true',
+                      help='a small set (8 trials), to check the command end to end')
+    slip.add_argument('--seed', type=int, default=0, help="the family's seed (default 0)")
+    slip.add_argument('--noslip-iterations', type=int, default=NOSLIP_ITERATIONS,
+                      help="MuJoCo's noslip iterations (default "
+                      f'{NOSLIP_ITERATIONS}: Coulomb stick and slide; 0: soft friction that '
+                      'creeps inside the cone)')
+    slip.add_argument('--pull', type=float, default=2.5,
+                      help='simulated seconds of pull after the grasp (default 2.5)')
+    slip.add_argument('--jobs', type=int, default=1, help='processes (default 1)')
+    slip.add_argument('--output-dir', type=Path, default=Path('results/slip_eval'),
+                      help='where the table, JSON and PNG go (default results/slip_eval)')
+    slip.set_defaults(handler=_cmd_slip_eval)
     benchmark = commands.add_parser(
         'benchmark', help='run the physics-engine grasp benchmark (energy metric) on MuJoCo',
         description='Simulate the benchmark scenarios, score every step with the energy '

@@ -95,7 +95,8 @@ class GraspMonitorNode(Node):
             tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
             p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
             use_distances=bool(p['base_frame']), contacts=bool(p['contacts']),
-            palm=p['palm']))
+            palm=p['palm'], slip_signals='incipient_slip' in p['events'],
+            normal_axis=p['incipient_slip.normal_axis']))
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
         self.topics = {pad: f'tactile/{pad}' for pad in p['pads']} | {
             'contacts': p['contacts'], 'object': f'ground_truth/{p["object"]}',
@@ -160,7 +161,7 @@ class GraspMonitorNode(Node):
                            lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
             self.streams.heard(f'tactile/{pad}', wall_now_s())
-            self.inputs.update_pad(pad, cloud[1], cloud[2])
+            self.inputs.update_pad(pad, cloud[1], cloud[2], cloud[0])
             self._evaluate()
 
     def _contacts_in(self, contacts) -> None:

@@ -2,6 +2,7 @@
 
 from typing import Any, Mapping
 
+from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor import MonitorConfig
 from grasp_monitor.core.monitor.settings import config_fields, MONITOR_SETTINGS
 from grasp_monitor.core.settings import Setting
@@ -44,6 +45,12 @@ def monitor_config(p: Mapping[str, Any], auto_start: bool = False) -> MonitorCon
         p: every parameter of ``PARAMETERS`` by name.
         auto_start: open a trial on the first sample (offline) instead of on
             the start service (the node).
+
+    Raises:
+        ConfigError: incipient_slip with ``contacts`` (it reads the tactile clouds).
     """
+    if 'incipient_slip' in p['events'] and p['contacts']:
+        raise ConfigError("incipient_slip reads the pads' tactile clouds: set contacts to "
+                          f'"" (taxels), not {p["contacts"]!r}, or leave it out of events')
     return MonitorConfig(sensor_period_s=1.0 / p['rate'], robot_bodies=tuple(p['pads']),
                          auto_start=auto_start, **config_fields(p))

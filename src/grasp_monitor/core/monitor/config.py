@@ -11,9 +11,11 @@ from grasp_monitor.core.monitor.event import check_positive
 from grasp_monitor.core.monitor.event_set import check_name, EventSet
 from grasp_monitor.core.monitor.flying_apart import FlyingApartEvent
 from grasp_monitor.core.monitor.grasp import GraspEvent
+from grasp_monitor.core.monitor.incipient_slip import IncipientSlipEvent
 from grasp_monitor.core.monitor.records import EVENT_ORDER
 from grasp_monitor.core.monitor.settings import default
 from grasp_monitor.core.monitor.slip_out import SlipOutEvent
+from grasp_monitor.core.monitor.slip_signals import AXES
 from grasp_monitor.core.monitor.stop_external_force import StopExternalForceEvent
 
 
@@ -49,6 +51,12 @@ class MonitorConfig:
         robot_bodies: names of the B robot bodies, in sample order (optional;
             when given, every sample must have B bodies).
         events: the events to run (any order; they run in EVENT_ORDER).
+        slip_normal_axis: the tactile pads' axis normal to their surface ('x', 'y', 'z'),
+            for the samples' ``pad_signals`` (``MonitorInputs``).
+        slip_friction, slip_ratio, slip_cop_speed, slip_vibration, slip_speed,
+        slip_min_force_n, slip_high_pass_s: the incipient_slip event's
+            (``IncipientSlipEvent``: friction, ratio, cop_speed, vibration,
+            slip_speed, min_force_n, high_pass_s).
     """
 
     sensor_period_s: float = 0.001
@@ -71,6 +79,14 @@ class MonitorConfig:
     restart_on_reset: bool = default('restart_on_reset')
     robot_bodies: tuple[str, ...] = ()
     events: tuple[str, ...] = tuple(default('events'))
+    slip_normal_axis: str = default('slip_normal_axis')
+    slip_friction: float = default('slip_friction')
+    slip_ratio: float = default('slip_ratio')
+    slip_cop_speed: float = default('slip_cop_speed')
+    slip_vibration: float = default('slip_vibration')
+    slip_speed: float = default('slip_speed')
+    slip_min_force_n: float = default('slip_min_force_n')
+    slip_high_pass_s: float = default('slip_high_pass_s')
 
     def __post_init__(self) -> None:
         check_positive(sensor_period_s=self.sensor_period_s)
@@ -97,6 +113,9 @@ class MonitorConfig:
         if self.palm and self.palm not in self.robot_bodies:
             raise ConfigError(f'palm {self.palm!r} is not one of the robot bodies: '
                               f'{", ".join(self.robot_bodies) or "(none)"}')
+        if self.slip_normal_axis not in AXES:
+            raise ConfigError(f'slip_normal_axis must be one of {", ".join(AXES)}, '
+                              f'got {self.slip_normal_axis!r}')
         events = tuple(self.events)
         for name in events:
             check_name(name)
@@ -127,6 +146,9 @@ class MonitorConfig:
                 self.grasp_limit_s, dwell_s, self.sensor_period_s,
                 self.object_still_speed_m_per_s, self.finger_still_speed,
                 self.min_grasp_bodies, self.grasp_count_palm),
+            'incipient_slip': lambda: IncipientSlipEvent(
+                self.slip_friction, self.slip_ratio, self.slip_cop_speed, self.slip_vibration,
+                self.slip_speed, self.slip_min_force_n, self.slip_high_pass_s),
             'stop_external_force': lambda: StopExternalForceEvent(self.force_test_s),
         }
         # Sorted, so a prerequisite is always added before the events that need it.

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.frames import FrameLookupError, FrameTree
 from grasp_monitor.core.monitor.samples import GraspSample
+from grasp_monitor.core.monitor.slip_signals import pad_slip_signals
 from grasp_monitor.core.monitor.stamp_grid import StampGrid
 from grasp_monitor.core.pad_contacts import (
     basis_name, ObjectContacts, PadContacts, strongest_per_pad)
@@ -47,6 +48,9 @@ class InputsConfig:
         contacts: whether the pads' contacts with the object come (the simulator's),
             instead of each pad's taxels (an estimate: whatever the pad touches).
         palm: which pad is the palm ('' = none).
+        slip_signals: whether each pad's taxels also give the samples' ``pad_signals``
+            (for incipient_slip; taxels only, not ``contacts``).
+        normal_axis: the pads' frame axis normal to their surface, for those signals.
     """
 
     pads: tuple[str, ...]
@@ -59,6 +63,8 @@ class InputsConfig:
     use_distances: bool = False
     contacts: bool = False
     palm: str = ''
+    slip_signals: bool = False
+    normal_axis: str = 'y'
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -117,8 +123,12 @@ class MonitorInputs:
         names = self.names()
         return tuple(names[i] for i in self.grid.silent())
 
-    def update_pad(self, pad: str, forces_n: npt.ArrayLike, time_s: float) -> None:
+    def update_pad(self, pad: str, forces_n: npt.ArrayLike, time_s: float,
+                   positions_m: npt.ArrayLike | None = None) -> None:
         """Take a pad's taxel forces (N, 3) N (or (N,) normal forces) read at ``time_s``.
+
+        With ``slip_signals``, ``positions_m`` are the taxels' (N, 3) positions in the pad
+        frame, m, for the pad's slip signals (None: the sample has none).
 
         Raises:
             ConfigError: an unknown pad.
@@ -130,7 +140,13 @@ class MonitorInputs:
                               'the monitor reads contacts, not taxels')
         forces = np.asarray(forces_n, float)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
-        self.grid.add(index, time_s, float(total))
+        if self.config.slip_signals and positions_m is not None:
+            # the total first, then the pad's slip signals
+            signals = pad_slip_signals(positions_m, forces.reshape(len(forces), -1),
+                                       self.config.normal_axis)
+            self.grid.add(index, time_s, np.concatenate(([total], signals)))
+        else:
+            self.grid.add(index, time_s, float(total))
 
     def update_contacts(self, strongest_n: npt.ArrayLike, time_s: float) -> None:
         """Take each pad's strongest contact force with the object (N, ``pads`` order).
@@ -214,7 +230,14 @@ class MonitorInputs:
         n = len(self.config.pads)
         if self.config.contacts:
             return np.zeros(n) if values[0] is None else values[0]
-        return np.array([v if v is not None else 0.0 for v in values[:n]])
+        return np.array([0.0 if v is None else v if np.ndim(v) == 0 else v[0]
+                         for v in values[:n]])
+
+    def _signals(self, values: Sequence[Any]) -> np.ndarray | tuple[()]:
+        pads = values[:len(self.config.pads)]
+        if self.config.contacts or not all(np.ndim(v) == 1 for v in pads):
+            return ()
+        return np.stack([v[1:] for v in pads])
 
     def _sample(self, time_s: float, values: Sequence[Any], stamps_s: Sequence[float],
                 late: bool) -> GraspSample:
@@ -232,7 +255,8 @@ class MonitorInputs:
             if fingers is None else fingers.copy(),
             distances_from_base_m=() if distances is None else distances,
             stale=bool(late or age_s > self.config.max_age_s),
-            age_s=age_s if math.isfinite(age_s) else math.inf)
+            age_s=age_s if math.isfinite(age_s) else math.inf,
+            pad_signals=self._signals(values) if self.config.slip_signals else ())
 
     def due(self, now_s: float | None = None) -> list[GraspSample]:
         """Return the samples owed on the grid, oldest first.

@@ -14,7 +14,8 @@ import numpy as np
 
 #: Every event, in the order the monitor checks them (rostok's order).
 EVENT_ORDER = (
-    'contact', 'contact_timeout', 'flying_apart', 'slip_out', 'grasp', 'stop_external_force',
+    'contact', 'contact_timeout', 'flying_apart', 'slip_out', 'grasp', 'incipient_slip',
+    'stop_external_force',
 )
 #: Events that must be added (and enabled) before another one.
 PREREQUISITES: Mapping[str, tuple[str, ...]] = MappingProxyType({

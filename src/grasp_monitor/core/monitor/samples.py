@@ -8,6 +8,7 @@ import math
 from types import MappingProxyType
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.monitor.slip_signals import SIGNALS
 import numpy as np
 import numpy.typing as npt
 
@@ -41,6 +42,8 @@ class GraspSample:
             body, m, NaN meaning infinitely far; empty when unknown.
         stale: the source flags the reading as stale.
         age_s: how old the reading is when the monitor gets it, s.
+        pad_signals: (B, 5) each body's tactile slip signals (``slip_signals.SIGNALS``);
+            empty when unknown.
     """
 
     time_s: float
@@ -51,6 +54,7 @@ class GraspSample:
     distances_from_base_m: np.ndarray = ()  # type: ignore[assignment]
     stale: bool = False
     age_s: float = 0.0
+    pad_signals: np.ndarray = ()  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.time_s):
@@ -74,6 +78,12 @@ class GraspSample:
                 f'distances_from_base_m must have 0 or {n_bodies} values (one per body), '
                 f'got {distances.size}')
         object.__setattr__(self, 'distances_from_base_m', distances)
+        signals = np.array(self.pad_signals, dtype=float)
+        if signals.size and signals.shape != (n_bodies, len(SIGNALS)):
+            raise ConfigError(f'pad_signals must be empty or ({n_bodies}, {len(SIGNALS)}) '
+                              f'(one row per body), got shape {signals.shape}')
+        signals.setflags(write=False)
+        object.__setattr__(self, 'pad_signals', signals)
         if math.isnan(self.age_s):
             raise ConfigError('age_s must be a number of seconds, got nan')
 
@@ -144,4 +154,4 @@ _TRUSTED_KEYS = ('time_s', 'in_contact', 'object_speed_m_per_s', 'distances_from
                  'bodies_in_contact', 'non_palm_in_contact', 'farthest_from_base_m')
 _TRUSTED_DEFAULTS = MappingProxyType({
     'finger_speeds': _vector((), float, 'finger_speeds'), 'stale': False,
-    'age_s': 0.0})
+    'age_s': 0.0, 'pad_signals': _vector((), float, 'pad_signals')})

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from grasp_monitor.core.monitor.records import EVENT_ORDER
+from grasp_monitor.core.monitor.slip_signals import AXES
 from grasp_monitor.core.settings import Setting
 
 #: Each setting with the ``MonitorConfig`` field it sets.
 SETTINGS = (
-    (Setting('events', list(EVENT_ORDER), 'Events to run.', read_only=True), 'events'),
+    (Setting('events', [name for name in EVENT_ORDER if name != 'incipient_slip'],
+             f'Events to run, of: {", ".join(EVENT_ORDER)}.', read_only=True), 'events'),
     (Setting('grasp_dwell', 0.0, 'Still time for a grasp, s (0 = 10 sample periods).',
              0.0, 60.0, read_only=True), 'grasp_dwell_s'),
     (Setting('still_speed', 0.01, 'Object still below this speed, m/s.', 0.0, 10.0,
@@ -39,6 +41,28 @@ SETTINGS = (
              'a start.', read_only=True), 'restart_on_reset'),
     (Setting('force_test_time', 5.0, 'External force test duration after the grasp, s.',
              1e-3, 3600.0, read_only=True), 'force_test_s'),
+    (Setting('incipient_slip.normal_axis', 'y', "The tactile pads' frame axis normal to their "
+             'sensing surface (the simulated pads: y).', choices=AXES, read_only=True),
+     'slip_normal_axis'),
+    (Setting('incipient_slip.friction', 1.0, 'Friction coefficient of the pads on the object '
+             'that the friction cone assumes.', 0.01, 10.0, read_only=True), 'slip_friction'),
+    # ratio and cop_speed: as `grasp-monitor slip-eval` tuned them (docs/slip.md)
+    (Setting('incipient_slip.ratio', 0.995, 'incipient_slip fires when a pad uses this share '
+             'of its friction cone (shear / (friction x normal force)).', 0.01, 10.0,
+             read_only=True), 'slip_ratio'),
+    (Setting('incipient_slip.cop_speed', 0.05, "incipient_slip also fires when a pad's "
+             'centre of pressure moves this fast, m/s (0 = off).', 0.0, 100.0,
+             read_only=True), 'slip_cop_speed'),
+    (Setting('incipient_slip.vibration', 0.0, "incipient_slip also fires when a pad's "
+             'high-passed normal force reaches this share of it (0 = off).', 0.0, 100.0,
+             read_only=True), 'slip_vibration'),
+    (Setting('incipient_slip.slip_speed', 0.0, "incipient_slip also fires when a sensor's "
+             'slip channel reads this sliding speed, m/s (0 = off; simulated pads with slip '
+             'on).', 0.0, 100.0, read_only=True), 'slip_speed'),
+    (Setting('incipient_slip.min_force', 0.5, 'incipient_slip watches a pad pressed with at '
+             'least this normal force, N.', 1e-6, 1e4, read_only=True), 'slip_min_force_n'),
+    (Setting('incipient_slip.high_pass', 0.02, "Time constant of the vibration cue's low-pass, "
+             's.', 1e-4, 10.0, read_only=True), 'slip_high_pass_s'),
 )
 #: The settings alone, in order.
 MONITOR_SETTINGS = tuple(setting for setting, _ in SETTINGS)

@@ -1,0 +1,180 @@
+"""``grasp-monitor slip-eval``: the family run offline, the detector tuned and scored, a PR curve.
+
+Thresholds are picked on the tuning split (best tick F1 over a few cue sets, each
+scaled along a grid) and the figures reported on the held-out rest; the PR curve
+sweeps the picked thresholds' scale on the held-out trials.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+import resource
+import sys
+import time
+from typing import Any, Sequence, TextIO
+
+from grasp_monitor.app.slip_eval.family import make_family, NOSLIP_ITERATIONS
+from grasp_monitor.app.slip_eval.score import (
+    confusion, event_leads, pr_curve, score_trials, scored, Scores, tune)
+from grasp_monitor.app.slip_eval.trial import Detector, run_slip_trial
+from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.monitor.incipient_slip import CUES
+import numpy as np
+
+#: The friction coefficient a detector that does not know the pair's assumes.
+ASSUMED_FRICTION = 0.85
+_FORCES = ((1.0, 0.0, 0.0, 0.0), (1.0, 0.05, 0.0, 0.0), (1.0, 0.0, 0.2, 0.0),
+           (1.0, 0.05, 0.2, 0.0))
+#: Cue sets the tuning picks from (thresholds per ``CUES``; 0 = off), by detector.
+CANDIDATES = {
+    'forces': _FORCES,
+    'slip channel': ((0.0, 0.0, 0.0, 1e-3), (1.0, 0.0, 0.0, 1e-3)),
+    f'forces, friction taken as {ASSUMED_FRICTION}': _FORCES,
+}
+#: Scales of a cue set's thresholds the tuning and the PR curve sweep.
+FACTORS = np.round(np.arange(0.5, 1.2001, 0.0025), 4)
+#: Trials of ``--quick``.
+QUICK_TRIALS = 8
+
+
+def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
+              noslip_iterations: int = NOSLIP_ITERATIONS, pull_s: float = 2.5,
+              out: TextIO = sys.stdout) -> dict[str, Any]:
+    """Run ``trials`` trials, tune on the tuning split, score the rest; write the table and PNG.
+
+    Writes ``slip_eval.json`` (figures, thresholds, the family's parameters),
+    ``slip_eval.md`` (the table) and ``pr_curve.png`` into ``output_dir``.
+
+    Raises:
+        ConfigError: fewer than 4 trials, or a split without a trial of each kind.
+    """
+    from grasp_monitor.app.slip_eval.plot import plot_pr
+    from grasp_monitor.sim.process_pool import check_jobs, run_each
+    if trials < 4:
+        raise ConfigError(f'--trials must be at least 4 (two slip, two hold), got {trials}')
+    family = make_family(trials, seed, pull_s, noslip_iterations=noslip_iterations)
+    results: list[Any] = [None] * len(family)
+    started = _cpu_s()
+
+    def finish(index: int, result: Any) -> None:
+        results[index] = result
+        done = sum(r is not None for r in results)
+        print(f'\rtrial {done}/{len(family)}', end='', file=out, flush=True)
+
+    run_each(run_slip_trial, [(trial, Detector()) for trial in family], check_jobs(jobs),
+             finish)
+    print(file=out)
+    cpu_s = _cpu_s() - started
+    tuning = [r for t, r in zip(family, results) if t.tuning]
+    held = [r for t, r in zip(family, results) if not t.tuning]
+    if not tuning or not held:
+        raise ConfigError(f'{trials} trials leave a split empty; run more trials')
+    rows: dict[str, dict[str, Any]] = {}
+    curves = {}
+    for name, candidates in CANDIDATES.items():
+        tune_runs, held_runs = (assumed_friction(tuning), assumed_friction(held)) \
+            if 'taken as' in name else (tuning, held)
+        thresholds, tuned = tune(tune_runs, candidates, FACTORS)
+        scores = score_trials(held_runs, thresholds)
+        rows[name] = {'thresholds': dict(zip(CUES, thresholds)),
+                      'tuning': dataclasses.asdict(tuned), 'held_out': dataclasses.asdict(scores),
+                      'confusion': confusion(held_runs, thresholds)}
+        curves[name] = (pr_curve(held_runs, thresholds, FACTORS), FACTORS)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    plot_pr(curves, output_dir / 'pr_curve.png',
+            f'{len(held)} held-out trials, {sum(scored(r)["time_s"].size for r in held)} ticks')
+    event = event_leads(held)
+    summary = {
+        'trials': trials, 'seed': seed, 'tuning_trials': len(tuning),
+        'held_out_trials': len(held), 'noslip_iterations': noslip_iterations,
+        'pull_s': pull_s, 'cpu_s': cpu_s,
+        'slip_trials_by_design': sum(t.slips for t in family),
+        'diverged': sum(bool(r['diverged']) for r in results), 'detectors': rows,
+        'event': event,
+        'family': [dataclasses.asdict(t) for t in family]}
+    (output_dir / 'slip_eval.json').write_text(json.dumps(summary, indent=1, default=float))
+    table = markdown_table(rows, len(held)) + '\n' + confusion_table(rows) + '\n' + (
+        f"The monitor's own incipient_slip event (default thresholds, forces only) on the "
+        f"held-out trials: fired on {event['fired_slip']} of {event['slip_trials']} gross "
+        f"slips, median lead {_figure(event['lead_median_s'], 'ms')} ms, p10 "
+        f"{_figure(event['lead_p10_s'], 'ms')} ms; on {event['fired_hold']} of "
+        f"{event['hold_trials']} holds.\n")
+    (output_dir / 'slip_eval.md').write_text(table)
+    print(table, file=out)
+    print(f'{trials} trials ({len(tuning)} tuning, {len(held)} held out) in {cpu_s:.0f} s of '
+          f'CPU; {output_dir / "pr_curve.png"}', file=out)
+    return summary
+
+
+def _cpu_s() -> float:
+    """Return the CPU time of this process and its finished workers, s."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def assumed_friction(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``runs`` with the friction cue of a cone of ``ASSUMED_FRICTION``, not the trial's."""
+    changed = []
+    for run in runs:
+        cues = run['cues'].copy()
+        cues[:, 0] *= run['friction'] / ASSUMED_FRICTION
+        changed.append(run | {'cues': cues})
+    return changed
+
+
+def _figure(value: float, unit: str = '') -> str:
+    if math.isnan(value):
+        return '–'
+    if unit == 'ms':
+        return f'{value * 1e3:.0f}'
+    return f'{value:.3f}'
+
+
+def markdown_table(rows: dict[str, dict[str, Any]], held: int) -> str:
+    """Return the held-out figures of each detector as a Markdown table."""
+    lines = [f'| detector (held out: {held} trials) | thresholds | tick P | tick R | tick F1 '
+             '| trial P | trial R | trial F1 | lead median ms | lead p10 ms | missed '
+             '| false alarms / min |',
+             '|' + '---|' * 12]
+    for name, row in rows.items():
+        s = Scores(**row['held_out'])
+        thresholds = ', '.join(f'{cue} {value:.4g}' for cue, value in row['thresholds'].items()
+                               if value > 0)
+        lines.append(
+            f'| {name} | {thresholds} | {_figure(s.tick_precision)} | {_figure(s.tick_recall)} '
+            f'| {_figure(s.tick_f1)} | {_figure(s.trial_precision)} '
+            f'| {_figure(s.trial_recall)} | {_figure(s.trial_f1)} '
+            f'| {_figure(s.lead_median_s, "ms")} | {_figure(s.lead_p10_s, "ms")} '
+            f'| {s.missed}/{s.slip_trials} | {s.false_alarms_per_min:.2f} '
+            f'(over {s.hold_minutes:.1f} min) |')
+    return '\n'.join(lines) + '\n'
+
+
+def confusion_table(rows: dict[str, dict[str, Any]]) -> str:
+    """Return where each detector's wrong held-out ticks fall, as a Markdown table."""
+    keys = list(next(iter(rows.values()))['confusion'])
+    lines = ['| detector | ' + ' | '.join(key.replace('_', ' ') for key in keys) + ' |',
+             '|' + '---|' * (len(keys) + 1)]
+    lines += [f'| {name} | ' + ' | '.join(str(row['confusion'][key]) for key in keys) + ' |'
+              for name, row in rows.items()]
+    return '\n'.join(lines) + '\n'
+
+
+def check_args(trials: int, jobs: int, noslip_iterations: int, pull_s: float,
+               argv: Sequence[str] = ()) -> None:
+    """Refuse values the command cannot run, naming what was written and what is valid.
+
+    Raises:
+        ConfigError: the first bad value.
+    """
+    if not 4 <= trials <= 100000:
+        raise ConfigError(f'--trials {trials}: must be in [4, 100000]')
+    if jobs < 1:
+        raise ConfigError(f'--jobs {jobs}: must be >= 1')
+    if not 0 <= noslip_iterations <= 1000:
+        raise ConfigError(f'--noslip-iterations {noslip_iterations}: must be in [0, 1000]')
+    if not (math.isfinite(pull_s) and 0.5 <= pull_s <= 60):
+        raise ConfigError(f'--pull {pull_s}: must be in [0.5, 60] s')

@@ -1,0 +1,134 @@
+"""One slip-eval trial run offline: the detector's score and the simulator's truth, per tick.
+
+The trial is a pick_lift configuration (``config/pick_lift.yaml`` with the trial's
+values, read as ``grasp-monitor run`` and ``batch`` read it) run by the offline
+pipeline, block by block. From each block's recorded rows and tactile arrays, at
+every monitor sample (tick) after the grasp is established: the pads' slip
+signals (``core.monitor.pad_slip_signals``, from the taxels alone, as a hardware
+array gives them, or with the slip channel), fed as samples to a ``GraspMonitor``
+running ``incipient_slip``, and the ground truth (``sim.slip_truth``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Optional
+
+from grasp_monitor.app.slip_eval.family import DIRECTIONS, HOLD_S, PULL_S, RAMP_RAD_PER_S, \
+    SCRIPT, SlipTrial
+from grasp_monitor.core.force_test import ExternalForceTest
+from grasp_monitor.core.monitor import GraspMonitor, GraspSample, MonitorConfig, \
+    pad_slip_signals
+from grasp_monitor.core.monitor.incipient_slip import SlipScore
+import numpy as np
+
+#: The monitor's sample rate, Hz (the tactile sensor's publish rate).
+RATE_HZ = 500.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Detector:
+    """The incipient_slip settings a run uses (``grasp_monitor`` parameters by name).
+
+    Attributes:
+        values: ``incipient_slip.*`` parameters; ``incipient_slip.friction`` is the
+            trial's own unless given.
+        slip_channel: the pads' slip channel reaches the detector (else forces only).
+    """
+
+    values: tuple[tuple[str, Any], ...] = ()
+    slip_channel: bool = False
+
+
+def trial_values(trial: SlipTrial, detector: Detector) -> dict[str, Any]:
+    """Return the trial's values as ``batch`` sweeps them (scenario, physics, node)."""
+    values = {'object_mass_kg': trial.mass_kg, 'friction': trial.friction,
+              'grasp_controller.grip_force': trial.grip_force_n,
+              'grasp_monitor.rate': RATE_HZ, 'grasp_monitor.contacts': '',
+              'grasp_monitor.simulator': '', 'grasp_metrics.contacts': '',
+              'grasp_monitor.events': ['contact', 'incipient_slip'],
+              'grasp_monitor.incipient_slip.friction': trial.friction,
+              'tactile_sensor.slip': [True],
+              'mujoco_sim.motor_noise_type': 'gaussian',
+              'mujoco_sim.motor_noise_range': trial.motor_noise_n,
+              'mujoco_sim.motor_noise_seed': trial.seed, **SCRIPT}
+    if trial.noslip_iterations:
+        values['noslip_iterations'] = trial.noslip_iterations
+    values.update({f'grasp_monitor.{name}': value for name, value in detector.values})
+    return values
+
+
+def run_slip_trial(item: tuple[SlipTrial, Detector],
+                   report: Optional[Callable[[float], None]] = None) -> dict[str, Any]:
+    """Run one trial; return its ticks (``sim.process_pool`` work: ``report`` unused).
+
+    Returns:
+        ``time_s`` (T,) tick stamps from the grasp on, s; ``cues`` (T, 4) the detector's
+        cues (``incipient_slip.CUES``), unscaled, each the largest over the pads;
+        ``slip_speed`` (T,) the fastest relative tangential speed at a pad contact,
+        m/s; ``drift_m`` (T,) the object's displacement relative to the pads since
+        the grasp, m; ``event_s`` when incipient_slip fired (NaN: never); ``friction``
+        the trial's friction coefficient (the detector's cone assumes it).
+    """
+    from grasp_monitor.app.batch.names import split
+    from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
+    from grasp_monitor.sim.offline import OfflinePipeline
+    from grasp_monitor.sim.scenes import build_scene
+    from grasp_monitor.sim.slip_truth import contact_slip_speed, drift_m, object_in_pad
+    trial, detector = item
+    kinds = split('pick_lift', trial_values(trial, detector))
+    config = ScenarioConfig.for_scenario('pick_lift').with_values(kinds['node'], 'slip-eval')
+    settings, params, setup = offline_run(config, kinds['set'], kinds['param'])
+    pull = ExternalForceTest('sine', trial.pull_n / trial.mass_kg, RAMP_RAD_PER_S, 0.0,
+                             DIRECTIONS[trial.direction])
+    pipeline_config = dataclasses.replace(setup.pipeline, force_test=pull, force_start_s=PULL_S)
+    monitor_config: MonitorConfig = setup.monitor
+    # the pipeline's own monitor only counts contacts: it commands nothing, so no block
+    # is stepped twice and the recorded rows are the run's
+    pipeline = OfflinePipeline(
+        build_scene('pick_lift', settings, **params), pipeline_config, setup.pads,
+        dataclasses.replace(monitor_config, events=('contact',)), setup.drive)
+    monitor = GraspMonitor(monitor_config)
+    # the same cues, unscaled (every threshold 1), and scored after the event fired too
+    scorer = SlipScore(monitor_config.slip_friction, 1.0, 1.0, 1.0, 1.0,
+                       monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s)
+    layout = pipeline.evaluation.layout
+    positions = [pad.positions_in_pad for pad in pipeline.arrays.pads]
+    axis = monitor_config.slip_normal_axis
+    per_sample = pipeline.steps_per_monitor_sample
+    ticks: dict[str, list[np.ndarray]] = {'time_s': [], 'cues': [], 'slip_speed': [],
+                                          'object_in_pad': []}
+    event_s = np.nan
+    period_s = 1.0 / RATE_HZ
+    total = round(trial.duration_s / pipeline.sim.timestep_s)
+    while pipeline.steps < total and not pipeline.sim.diverged:
+        first = pipeline.steps
+        count = min(pipeline.block_steps, total - first)
+        pipeline.step_block(count)
+        record = pipeline.stepper.record[:count]
+        rows = np.flatnonzero((first + np.arange(1, count + 1)) % per_sample == 0)
+        stamps = pipeline.block_time_s[rows]
+        rows, stamps = rows[stamps >= HOLD_S - 1e-9], stamps[stamps >= HOLD_S - 1e-9]
+        if not rows.size:
+            continue
+        signals = np.stack([pad_slip_signals(positions[p], pipeline.values[p][rows], axis,
+                                             pad.slip[rows])
+                            for p, pad in enumerate(pipeline.arrays.pads)], axis=1)
+        # (T, pads, 5); the monitor sees the slip channel only where the detector has it
+        seen = signals.copy()
+        if not detector.slip_channel:
+            seen[:, :, 4] = np.nan
+        for stamp, tick, sample in zip(stamps.tolist(), signals, seen):
+            update = monitor.update(GraspSample(
+                stamp, sample[:, 0] >= monitor_config.slip_min_force_n, pad_signals=sample))
+            if any(r.kind == 'incipient_slip' for r in update.records):
+                event_s = stamp
+            ticks['cues'].append(scorer.update(tick, period_s).max(axis=0))
+        ticks['time_s'].append(stamps)
+        ticks['slip_speed'].append(contact_slip_speed(layout, record)[rows])
+        ticks['object_in_pad'].append(object_in_pad(layout, record, 'object')[rows])
+    position = np.concatenate(ticks['object_in_pad'])
+    return {'time_s': np.concatenate(ticks['time_s']), 'cues': np.array(ticks['cues']),
+            'slip_speed': np.concatenate(ticks['slip_speed']),
+            'drift_m': drift_m(position, 0), 'event_s': event_s, 'friction': trial.friction,
+            'diverged': pipeline.sim.diverged}
