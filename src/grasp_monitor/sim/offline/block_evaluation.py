@@ -98,15 +98,18 @@ class BlockEvaluation:
         self._grasped = False
 
     def state(self) -> tuple:
-        """Return what a block changes besides ``events`` (which only grow), for ``restore``."""
+        """Return what a block changes besides ``events`` (which only grow), for ``restore``.
+
+        Not ``values``: the block stepped again computes them anew (a copy of every
+        taxel of every sample would cost more than the monitor's whole state).
+        """
         return (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
-                self.peak_contact_force_n, self.contact_overflows, self.values,
-                len(self.qualities))
+                self.peak_contact_force_n, self.contact_overflows, len(self.qualities))
 
     def restore(self, state: tuple, events: int) -> None:
         """Go back to a (copied) ``state`` and the first ``events`` events."""
         (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
-         self.peak_contact_force_n, self.contact_overflows, self.values, qualities) = state
+         self.peak_contact_force_n, self.contact_overflows, qualities) = state
         del self.events[events:]
         del self.qualities[qualities:]
 
