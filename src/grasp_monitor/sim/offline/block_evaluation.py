@@ -244,6 +244,10 @@ class BlockEvaluation:
             self.sim.stop_force_test()
         return records
 
+    def may_act(self) -> bool:
+        """Whether a command of the monitor may change the physics (``_acts``) at all."""
+        return self.config.force_test is not None
+
     def _acts(self, command: Command) -> bool:
         """Whether ``command`` changes the physics: starts or stops the force test."""
         if command is Command.ACTIVATE:
