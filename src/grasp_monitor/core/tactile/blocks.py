@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
-from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile.candidate_grid import _SpreadTables
-from grasp_monitor.core.tactile.scatter import _combine, _slip, _sum_by_sample
-from grasp_monitor.core.tactile.spread_kernel import SPREAD_BLOCK
-from grasp_monitor.core.tactile.surface import on_surface_offset
+from grasp_monitor.core.tactile.scatter import _slip
+from grasp_monitor.core.tactile.spread_kernel import PLACE_CONTACTS, SPREAD_BLOCK, TOUCH_CODES
 import numpy as np
 import numpy.typing as npt
 
@@ -42,6 +40,16 @@ class _PadBlocks:
             self._taxel = tables.taxel.astype(np.int64)  # the kernel's one index type
             # the kernel's scratch: one weight per candidate of the longest table row
             self._weights = np.empty(max(1, int(np.diff(tables.starts).max())))
+            grids = [pad._grid for pad in self.pads]
+            cells = [grid.row_of_cell + base for grid, base in zip(grids, tables.row_base)]
+            sizes = [cell.size for cell in cells]
+            # Each pad's lookup (_CandidateGrid.lookup) for the kernel: arrays over pads.
+            self._grids = (
+                np.array([grid.low for grid in grids]), np.array([g.cell_m for g in grids]),
+                np.array([grid._last_cell for grid in grids]),
+                np.array([grid._strides for grid in grids]),
+                np.cumsum(sizes) - sizes, np.concatenate(cells),
+                np.array([1.0 / pad.spread_radius_m for pad in self.pads]))
 
     def compute_block(
         self,
@@ -124,75 +132,34 @@ class _PadBlocks:
         # Each sample of each pad has its own N rows of the output.
         first_rows = output.first_rows if output is not None else np.cumsum(heights) - heights
         total_force = np.zeros((poses, 3))
-        signal_sum = total_force if width == 3 else np.zeros((poses, width))
-        slip_sums: tuple[Any, np.ndarray] | None = (slice(0), np.zeros((0, 4)))
-        if index.size == 0:
-            if output is not None:
-                self._spread(output, np.zeros((0, 3)), np.zeros((0, width)),
-                             np.zeros(0, np.int64), number, firsts, np.zeros((0, 4)))
-            else:
-                values = np.zeros((int(heights.sum()), width))
+        signal_sum = np.zeros((poses, width))
+        count = index.size
+        points_in_pad, signal = np.empty((count, 3)), np.empty((count, width))
+        extra = np.empty((count if slip else 0, 4))
+        base = np.empty(count, np.int64)
+        contiguous = np.ascontiguousarray
+        if not PLACE_CONTACTS(
+                number, contiguous(index), contiguous(position), contiguous(frame),
+                contiguous(force_in_contact), contiguous(pad_position), contiguous(quaternion),
+                contiguous(distance_m) if pads[0].on_surface else np.zeros(0),
+                contiguous(velocity) if slip else np.zeros((0, 3)),
+                TOUCH_CODES[pads[0].config.touch],
+                first_rows, self._taxels, points_in_pad, signal, extra, base, total_force,
+                signal_sum):
+            raise SimulationError('contact positions or the pad pose are not finite')
+        if output is not None:
+            self._spread(output, points_in_pad, signal, base, number, firsts, extra)
         else:
-            # Sample s of pad p has pose p S + s.
-            pose = np.repeat(np.arange(0, poses, samples), number)
-            pose += index
-            # Vectors as (3, K) rows, matrices as (3, 3, K): products of long rows cost
-            # far less than contractions of (K, 3, 3) stacks on their short axes.
-            rotation = np.take(quat_to_matrix(quaternion.reshape(poses, 4)).reshape(poses, 9).T,
-                               pose, axis=1).reshape(3, 3, -1)
-            frame_rows = frame.transpose(1, 2, 0)
-            force_rows = force_in_contact.T
-            # The force on the pad is the opposite of the force it exerts.
-            force_in_world = _combine(force_rows, frame_rows)
-            np.negative(force_in_world, out=force_in_world)
-            force_in_pad = _combine(force_in_world, rotation)  # R^T f = sum_j f_j R[j, :]
-            total_force = _sum_by_sample(pose, force_in_pad, poses)
-            touch = pads[0].config.touch
-            if touch == 'normal':
-                signal = force_rows[:1]
-            elif touch == 'normal_force':
-                signal = _combine(frame_rows[0], rotation)
-                signal *= -force_rows[0]
-            elif touch == 'force_vector':
-                signal = force_in_pad
-            else:
-                signal = force_in_world
-            signal_sum = total_force if signal is force_in_pad else \
-                _sum_by_sample(pose, signal, poses)
-            if pads[0].on_surface:
-                # the normal points from the pad: -normal goes into it
-                position = position - on_surface_offset(frame[:, 0, :], distance_m)
-            offset = position.T - np.take(pad_position.reshape(poses, 3).T, pose, axis=1)
-            points_in_pad = _combine(offset, rotation).T
-            if not np.isfinite(points_in_pad).all():
-                raise SimulationError('contact positions or the pad pose are not finite')
-            extra = None
+            spread = np.hstack((signal, extra)) if slip else signal
+            spread_width = spread.shape[1]
+            values = np.zeros((int(heights.sum()), spread_width))
+            for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
+                pad._nearest(points_in_pad[a:b], spread[a:b],
+                             values[row:row + height].reshape(samples, -1, spread_width),
+                             index[a:b])
             if slip:
-                assert velocity is not None
-                velocity_rows = velocity.T
-                # the tangential part: along tangent1 and tangent2
-                tangential = frame_rows[1] * velocity_rows[1]
-                tangential += frame_rows[2] * velocity_rows[2]
-                # normal force x tangential velocity in the pad (3), normal force
-                extra = np.vstack((_combine(tangential, rotation) * force_rows[0],
-                                   force_rows[:1])).T
-            signal = signal.T
-            base = np.repeat(first_rows, number)
-            base += index * np.repeat(self._taxels, number)
-            if output is not None:
-                self._spread(output, points_in_pad, signal, base, number, firsts, extra)
-            else:
-                if extra is not None:
-                    signal = np.hstack((signal, extra))
-                spread_width = signal.shape[1]
-                values = np.zeros((int(heights.sum()), spread_width))
-                for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
-                    pad._nearest(points_in_pad[a:b], signal[a:b],
-                                 values[row:row + height].reshape(samples, -1, spread_width),
-                                 index[a:b])
-                if extra is not None:
-                    slip_sums = (slice(None), values[:, width:])
-                    values = np.ascontiguousarray(values[:, :width])
+                slip_sums = (slice(None), values[:, width:])
+                values = np.ascontiguousarray(values[:, :width])
         if output is not None:
             values, slip_values = output.values, output.slip
         elif slip:
@@ -248,7 +215,7 @@ class _PadBlocks:
 
     def _spread(self, output: _Output, points_in_pad: np.ndarray, signal: np.ndarray,
                 base: np.ndarray, number: np.ndarray, firsts: np.ndarray,
-                extra: np.ndarray | None) -> None:
+                extra: np.ndarray) -> None:
         """Set ``output``: each contact's signal shared by the taxels in range, linearly.
 
         With ``extra`` (K, 4) (normal force x tangential velocity, normal force),
@@ -267,27 +234,17 @@ class _PadBlocks:
             base: (K,) the output row of taxel 0 of each contact's pad and sample.
             number: (P,) contacts of each pad, given pad after pad.
             firsts: (P,) the first contact of each pad.
-            extra: (K, 4) what each contact spreads for the slip, or None.
+            extra: (K, 4) what each contact spreads for the slip, or (0, 4).
         """
         tables = self._tables
         assert tables is not None
-        rows = np.empty(points_in_pad.shape[0], dtype=np.int64)
-        # Offsets from the cell centres, in spread radii (the unit of the tables).
-        offset = np.empty_like(points_in_pad)
-        for p, pad in enumerate(self.pads):
-            if number[p]:
-                part = slice(firsts[p], firsts[p] + number[p])
-                local, offset_m = pad._grid.lookup(points_in_pad[part])
-                np.add(local, tables.row_base[p], out=rows[part])
-                np.multiply(offset_m, 1.0 / pad.spread_radius_m, out=offset[part])
-        if extra is None:
-            extra = np.zeros((rows.size, 0))
-        alone = np.zeros(rows.size, np.uint8)
-        forced = np.full(rows.size, -1, np.int64)
+        alone = np.zeros(base.size, np.uint8)
+        forced = np.full(base.size, -1, np.int64)
+        grids = self._grids
         output.count = SPREAD_BLOCK(
-            tables.starts, self._taxel, tables.geometry, rows, offset, signal, extra, base,
-            forced, output.values, output.sums, output.slip, output.marks, output.touched,
-            output.count, 0, alone, self._weights)
+            number, points_in_pad, signal, extra, base, forced, *grids, tables.starts,
+            self._taxel, tables.geometry, output.values, output.sums, output.slip,
+            output.marks, output.touched, output.count, 0, alone, self._weights)
         lost = np.flatnonzero(alone)
         if lost.size:
             # No taxel in range: the nearest one takes it all, so no force is lost.
@@ -296,10 +253,12 @@ class _PadBlocks:
                 if mine.size:
                     forced[mine] = pad._taxel_tree.query(points_in_pad[mine])[1]
             output.count = SPREAD_BLOCK(
-                tables.starts, self._taxel, tables.geometry, rows[lost], offset[lost],
-                signal[lost], extra[lost], base[lost], forced[lost], output.values,
-                output.sums, output.slip, output.marks, output.touched, 0, output.count,
-                alone[lost], self._weights)
+                np.bincount(np.searchsorted(firsts + number, lost, side='right'),
+                            minlength=number.size),
+                points_in_pad[lost], signal[lost], extra[lost] if extra.size else extra,
+                base[lost], forced[lost], *grids, tables.starts, self._taxel, tables.geometry,
+                output.values, output.sums, output.slip, output.marks, output.touched, 0,
+                output.count, alone[lost], self._weights)
 
 
 class _Output:

@@ -1,4 +1,4 @@
-"""Sums by sample of a block's contacts and slip from summed shares, in few numpy calls."""
+"""A taxel's slip from the shares of the contacts that reach it (per-step and ``nearest``)."""
 
 from __future__ import annotations
 
@@ -18,19 +18,3 @@ def _slip(summed: np.ndarray, rows: np.ndarray | slice, out: np.ndarray) -> None
     scale[~loaded] = 0.0
     for component in range(3):
         out[:, component][rows] = summed[:, component] * scale
-
-
-def _sum_by_sample(sample: np.ndarray, rows: np.ndarray, samples: int) -> np.ndarray:
-    """Return (S, C) the sums over each sample of the (C, K) ``rows`` (one bincount)."""
-    width = rows.shape[0]
-    bins = sample + np.arange(0, width * samples, samples)[:, None]
-    return np.ascontiguousarray(np.bincount(
-        bins.reshape(-1), rows.reshape(-1), minlength=samples * width).reshape(width, -1).T)
-
-
-def _combine(weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Return (3, K) ``sum_i weights[i] * rows[i]`` of (3, K) weights and (3, 3, K) rows."""
-    out = rows[0] * weights[0]
-    out += rows[1] * weights[1]
-    out += rows[2] * weights[2]
-    return out

@@ -13,16 +13,104 @@ from __future__ import annotations
 
 import math
 
-from grasp_monitor.core.compiled import Compiled, float_array
+from grasp_monitor.core.compiled import Compiled
 import numpy as np
+
+#: The touch functions as ``_place_contacts`` takes them.
+TOUCH_CODES = {'normal': 0, 'normal_force': 1, 'force_vector': 2, 'force_vector_global': 3}
+
+
+def _place_contacts(
+    number: np.ndarray, sample: np.ndarray, position: np.ndarray, frame: np.ndarray,
+    force: np.ndarray, pad_position: np.ndarray, quaternion: np.ndarray, distance: np.ndarray,
+    velocity: np.ndarray, touch: int, first_rows: np.ndarray, taxels: np.ndarray,
+    points: np.ndarray, signal: np.ndarray, extra: np.ndarray, base: np.ndarray,
+    total_force: np.ndarray, signal_sum: np.ndarray,
+) -> bool:
+    """Each contact seen from its pad; return False if a point in a pad is not finite.
+
+    The contacts come pad after pad (``number`` of each), every one seen from its
+    pad (``PadGroup.compute_block``). Per contact k of pad p at sample s, with R
+    the pad's rotation at s (columns: pad axes in the world): the force on the
+    pad -(force . frame), in the pad R^T f; the touch function's ``signal`` (0
+    normal, 1 normal_force, 2 force_vector, 3 force_vector_global, as
+    ``TOUCH_CODES``); the point in the pad, moved onto its surface when
+    ``distance`` is given ((K,), else (0,)); with ``velocity`` ((K, 3), else
+    (0, 3)) ``extra``: normal force x tangential velocity in the pad, normal
+    force; ``base`` the output row of taxel 0 of (p, s). ``total_force`` and
+    ``signal_sum`` (P S, ...) add the forces in the pad and the signals per
+    pose p S + s (zeroed by the caller).
+    """
+    samples = pad_position.shape[1]
+    on_surface = distance.shape[0] > 0
+    with_slip = velocity.shape[0] > 0
+    rotation = np.empty((3, 3))
+    in_world, offset, tangential = np.empty(3), np.empty(3), np.empty(3)
+    k = 0
+    for p in range(number.shape[0]):
+        for _ in range(number[p]):
+            s = sample[k]
+            pose = p * samples + s
+            w, x, y, z = quaternion[p, s, 0], quaternion[p, s, 1], quaternion[p, s, 2], \
+                quaternion[p, s, 3]
+            # as quat_to_matrix
+            rotation[0, 0], rotation[0, 1], rotation[0, 2] = \
+                1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)
+            rotation[1, 0], rotation[1, 1], rotation[1, 2] = \
+                2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)
+            rotation[2, 0], rotation[2, 1], rotation[2, 2] = \
+                2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
+            # The force on the pad is the opposite of the force it exerts.
+            for i in range(3):
+                in_world[i] = -(force[k, 0] * frame[k, 0, i] + force[k, 1] * frame[k, 1, i]
+                                + force[k, 2] * frame[k, 2, i])
+            # the point: the normal points from the pad, -normal goes into it
+            inward = 0.5 * min(distance[k], 0.0) if on_surface else 0.0
+            for j in range(3):
+                offset[j] = position[k, j] - frame[k, 0, j] * inward - pad_position[p, s, j]
+                # the tangential part of the velocity: along tangent1 and tangent2
+                if with_slip:
+                    tangential[j] = frame[k, 1, j] * velocity[k, 1] \
+                        + frame[k, 2, j] * velocity[k, 2]
+            for i in range(3):  # R^T v = sum_j v_j R[j, :]
+                in_pad = in_world[0] * rotation[0, i] + in_world[1] * rotation[1, i] \
+                    + in_world[2] * rotation[2, i]
+                total_force[pose, i] += in_pad
+                if touch == 2:
+                    signal[k, i] = in_pad
+                elif touch == 3:
+                    signal[k, i] = in_world[i]
+                elif touch == 1:
+                    signal[k, i] = -force[k, 0] * (
+                        frame[k, 0, 0] * rotation[0, i] + frame[k, 0, 1] * rotation[1, i]
+                        + frame[k, 0, 2] * rotation[2, i])
+                points[k, i] = offset[0] * rotation[0, i] + offset[1] * rotation[1, i] \
+                    + offset[2] * rotation[2, i]
+                if not math.isfinite(points[k, i]):
+                    return False
+                if with_slip:
+                    extra[k, i] = force[k, 0] * (
+                        tangential[0] * rotation[0, i] + tangential[1] * rotation[1, i]
+                        + tangential[2] * rotation[2, i])
+            if touch == 0:
+                signal[k, 0] = force[k, 0]
+            for i in range(signal.shape[1]):
+                signal_sum[pose, i] += signal[k, i]
+            if with_slip:
+                extra[k, 3] = force[k, 0]
+            base[k] = first_rows[p] + s * taxels[p]
+            k += 1
+    return True
 
 
 def _spread_block(
-    starts: np.ndarray, taxel: np.ndarray, geometry: np.ndarray, rows: np.ndarray,
-    offset: np.ndarray, signal: np.ndarray, extra: np.ndarray, base: np.ndarray,
-    forced: np.ndarray, values: np.ndarray, sums: np.ndarray, slip: np.ndarray,
-    marks: np.ndarray, touched: np.ndarray, reset: int, count: int, alone: np.ndarray,
-    weights: np.ndarray,
+    number: np.ndarray, points: np.ndarray, signal: np.ndarray, extra: np.ndarray,
+    base: np.ndarray, forced: np.ndarray, grid_low: np.ndarray, grid_cell: np.ndarray,
+    grid_last: np.ndarray, grid_strides: np.ndarray, cell_first: np.ndarray,
+    cell_rows: np.ndarray, inverse_radius: np.ndarray, starts: np.ndarray,
+    taxel: np.ndarray, geometry: np.ndarray, values: np.ndarray, sums: np.ndarray,
+    slip: np.ndarray, marks: np.ndarray, touched: np.ndarray, reset: int, count: int,
+    alone: np.ndarray, weights: np.ndarray,
 ) -> int:
     """Add K contacts' signals to ``values`` by ``spread_linear``; return the rows listed.
 
@@ -31,16 +119,22 @@ def _spread_block(
     a second call on the same block passes 0 and the count so far).
 
     Args:
-        starts: (R + 1,) table row r's candidates are entries starts[r]:starts[r + 1].
-        taxel: (E,) each entry's taxel in its pad.
-        geometry: (5, E) each entry's x, y, z, |t|^2, 1 from its cell centre, in radii.
-        rows: (K,) each contact's table row.
-        offset: (K, 3) each contact's offset from its cell centre, in radii.
+        number: (P,) contacts of each pad, given pad after pad.
+        points: (K, 3) contact points in their pad, m.
         signal: (K, width) what each contact spreads.
-        extra: (K, 4) normal force x tangential velocity (3), normal force; (K, 0)
+        extra: (K, 4) normal force x tangential velocity (3), normal force; (0, 4)
             without slip.
         base: (K,) the output row of taxel 0 of each contact's pad and sample.
         forced: (K,) a taxel that takes the whole contact (weight 1), or -1: spread.
+        grid_low, grid_cell, grid_last, grid_strides: (P, 3), (P,), (P, 3), (P, 3)
+            each pad's ``_CandidateGrid`` (``lookup``: low corner, cell side, last
+            cell, strides of the flat cell index).
+        cell_first: (P,) where each pad's ``row_of_cell`` starts in ``cell_rows``.
+        cell_rows: the pads' ``row_of_cell``, end to end, as rows of the tables.
+        inverse_radius: (P,) 1 / spread radius, 1/m.
+        starts: (R + 1,) table row r's candidates are entries starts[r]:starts[r + 1].
+        taxel: (E,) each entry's taxel in its pad.
+        geometry: (5, E) each entry's x, y, z, |t|^2, 1 from its cell centre, in radii.
         values: (H, width) the output, added to.
         sums: (H, 4) ``extra`` summed per row with the weights ((0, 4) without slip).
         slip: (H, 3) per listed row, sums[:3] / sums[3], 0 without load.
@@ -64,44 +158,56 @@ def _spread_block(
                 sums[row, c] = 0.0
             for c in range(3):
                 slip[row, c] = 0.0
-    for k in range(rows.shape[0]):
-        # A forced contact is one term of weight 1 on its taxel.
-        first, last, total = 0, 1, 1.0
-        weights[0] = 1.0
-        if forced[k] < 0:
-            first, last = starts[rows[k]], starts[rows[k] + 1]
-            # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), t, q from the cell centre
-            q0, q1, q2 = -2.0 * offset[k, 0], -2.0 * offset[k, 1], -2.0 * offset[k, 2]
-            qq = offset[k, 0] ** 2 + offset[k, 1] ** 2 + offset[k, 2] ** 2
-            total = 0.0
-            for e in range(first, last):
-                squared = geometry[0, e] * q0 + geometry[1, e] * q1 + geometry[2, e] * q2 \
-                    + geometry[3, e] + geometry[4, e] * qq
-                weight = max(1.0 - math.sqrt(max(squared, 0.0)), 0.0)
-                weights[e - first] = weight
-                total += weight
-            if total <= 0.0:
-                alone[k] = 1
-                continue
-        for c in range(width):
-            share[c] = signal[k, c] / total
-        if with_slip:
-            for c in range(4):
-                share[width + c] = extra[k, c] / total
-        for e in range(first, last):
-            weight = weights[e - first]
-            if weight <= 0.0:
-                continue
-            row = base[k] + (taxel[e] if forced[k] < 0 else forced[k])
-            if marks[row] == 0:
-                marks[row] = 1
-                touched[count] = row
-                count += 1
+    k = 0
+    for p in range(number.shape[0]):
+        for _ in range(number[p]):
+            # A forced contact is one term of weight 1 on its taxel.
+            first, last, total = 0, 1, 1.0
+            weights[0] = 1.0
+            if forced[k] < 0:
+                # its cell (as _CandidateGrid.lookup) and offset from the cell's centre
+                flat = 0.0
+                for i in range(3):
+                    scaled = (points[k, i] - grid_low[p, i]) * (1.0 / grid_cell[p])
+                    cell = min(max(math.floor(scaled), 0.0), grid_last[p, i])
+                    share[i] = (scaled - cell - 0.5) * grid_cell[p] * inverse_radius[p]
+                    flat += cell * grid_strides[p, i]
+                row = cell_rows[cell_first[p] + int(flat)]
+                first, last = starts[row], starts[row + 1]
+                # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), in radii
+                q0, q1, q2 = -2.0 * share[0], -2.0 * share[1], -2.0 * share[2]
+                qq = share[0] * share[0] + share[1] * share[1] + share[2] * share[2]
+                total = 0.0
+                for e in range(first, last):
+                    squared = geometry[0, e] * q0 + geometry[1, e] * q1 \
+                        + geometry[2, e] * q2 + geometry[3, e] + geometry[4, e] * qq
+                    weight = max(1.0 - math.sqrt(max(squared, 0.0)), 0.0)
+                    weights[e - first] = weight
+                    total += weight
+                if total <= 0.0:
+                    alone[k] = 1
+                    k += 1
+                    continue
             for c in range(width):
-                values[row, c] += weight * share[c]
+                share[c] = signal[k, c] / total
             if with_slip:
                 for c in range(4):
-                    sums[row, c] += weight * share[width + c]
+                    share[width + c] = extra[k, c] / total
+            for e in range(first, last):
+                weight = weights[e - first]
+                if weight <= 0.0:
+                    continue
+                row = base[k] + (taxel[e] if forced[k] < 0 else forced[k])
+                if marks[row] == 0:
+                    marks[row] = 1
+                    touched[count] = row
+                    count += 1
+                for c in range(width):
+                    values[row, c] += weight * share[c]
+                if with_slip:
+                    for c in range(4):
+                        sums[row, c] += weight * share[width + c]
+            k += 1
     if with_slip:
         for i in range(count):
             row = touched[i]
@@ -115,15 +221,30 @@ def _spread_block(
     return count
 
 
-def _signature(nb):
-    integers = nb.types.Array(nb.int64, 1, 'A', readonly=True)
-    writable = nb.types.Array(nb.int64, 1, 'A')
-    flags = nb.types.Array(nb.uint8, 1, 'A')
-    return nb.int64(integers, integers, float_array(nb, 2), integers, float_array(nb, 2),
-                    float_array(nb, 2), float_array(nb, 2), integers, integers,
-                    float_array(nb, 2, readonly=False), float_array(nb, 2, readonly=False),
-                    float_array(nb, 2, readonly=False), flags, writable, nb.int64, nb.int64,
-                    flags, float_array(nb, 1, readonly=False))
+def _array(nb, kind, ndim, writable=False):
+    """A C-contiguous array type: the kernels' loops then index without strides."""
+    return nb.types.Array(kind, ndim, 'C', readonly=not writable)
 
 
-SPREAD_BLOCK = Compiled(_spread_block, _signature)
+def _place_signature(nb):
+    f, i = nb.float64, nb.int64
+    return nb.boolean(_array(nb, i, 1), _array(nb, i, 1), _array(nb, f, 2), _array(nb, f, 3),
+                      _array(nb, f, 2), _array(nb, f, 3), _array(nb, f, 3), _array(nb, f, 1),
+                      _array(nb, f, 2), i, _array(nb, i, 1), _array(nb, i, 1),
+                      _array(nb, f, 2, True), _array(nb, f, 2, True), _array(nb, f, 2, True),
+                      _array(nb, i, 1, True), _array(nb, f, 2, True), _array(nb, f, 2, True))
+
+
+def _spread_signature(nb):
+    f, i, u = nb.float64, nb.int64, nb.uint8
+    return i(_array(nb, i, 1), _array(nb, f, 2), _array(nb, f, 2), _array(nb, f, 2),
+             _array(nb, i, 1), _array(nb, i, 1), _array(nb, f, 2), _array(nb, f, 1),
+             _array(nb, f, 2), _array(nb, f, 2), _array(nb, i, 1), _array(nb, i, 1),
+             _array(nb, f, 1), _array(nb, i, 1), _array(nb, i, 1), _array(nb, f, 2),
+             _array(nb, f, 2, True), _array(nb, f, 2, True), _array(nb, f, 2, True),
+             _array(nb, u, 1, True), _array(nb, i, 1, True), i, i, _array(nb, u, 1, True),
+             _array(nb, f, 1, True))
+
+
+PLACE_CONTACTS = Compiled(_place_contacts, _place_signature)
+SPREAD_BLOCK = Compiled(_spread_block, _spread_signature)
