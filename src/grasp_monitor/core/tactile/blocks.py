@@ -244,10 +244,12 @@ class _PadBlocks:
         alone = np.zeros(base.size, np.uint8)
         forced = np.full(base.size, -1, np.int64)
         grids = self._grids
+        output.next_block()
         output.count = SPREAD_BLOCK(
             number, points_in_pad, signal, extra, base, forced, *grids, tables.starts,
             self._taxel, tables.geometry, output.values, output.sums, output.slip,
-            output.marks, output.touched, output.count, 0, alone, self._weights)
+            output.marks, output.epoch, output.previous, output.count, output.touched, 0,
+            alone, self._weights)
         lost = np.flatnonzero(alone)
         if lost.size:
             # No taxel in range: the nearest one takes it all, so no force is lost.
@@ -260,23 +262,26 @@ class _PadBlocks:
                             minlength=number.size),
                 points_in_pad[lost], signal[lost], extra[lost] if extra.size else extra,
                 base[lost], forced[lost], *grids, tables.starts, self._taxel, tables.geometry,
-                output.values, output.sums, output.slip, output.marks, output.touched, 0,
-                output.count, alone[lost], self._weights)
+                output.values, output.sums, output.slip, output.marks, output.epoch,
+                output.previous, 0, output.touched, output.count, alone[lost], self._weights)
 
 
 class _Output:
     """A group's spread output, kept from block to block: only written rows are zeroed.
 
     A new array per block costs a zero fill (or a page fault per 4 kB of fresh
-    memory) over every taxel of every sample; the kernel lists the rows it
-    writes instead. Pad p's values of S samples are rows ``first_rows[p]`` on.
+    memory) over every taxel of every sample; the kernel lists the rows each
+    block writes instead, and zeroes those of the last block it did not write.
+    Pad p's values of S samples are rows ``first_rows[p]`` on.
 
     Attributes:
         samples: the samples it holds at most.
         first_rows: (P,) each pad's first row.
         values: (H, width) the values; sums (H, 4) and slip (H, 3) with slip on,
             else (0, 4) and (0, 3).
-        marks: (H,) 1 where a row is listed in ``touched``; ``count`` rows are.
+        marks: (H,) per row the ``epoch`` of the block that last wrote it.
+        touched: the rows this block wrote, ``count`` of them (``previous``: the
+            last block's).
         dirty: noise wrote every row: zero them all before the next block.
     """
 
@@ -289,6 +294,16 @@ class _Output:
         self.sums = np.zeros((height if slip else 0, 4))
         self.slip = np.zeros((height if slip else 0, 3))
         self.marks = np.zeros(height, np.uint8)
+        self.epoch = 0
         self.touched = np.empty(height, np.int64)
+        self.previous = np.empty(height, np.int64)
         self.count = 0
         self.dirty = False
+
+    def next_block(self) -> None:
+        """Start a block: a new epoch, the rows written so far the previous ones."""
+        self.previous, self.touched = self.touched, self.previous
+        if self.epoch == 255:  # a byte's epochs are used up: no row is marked any more
+            self.marks.fill(0)
+            self.epoch = 0
+        self.epoch += 1

@@ -112,14 +112,16 @@ def _spread_block(
     grid_last: np.ndarray, grid_strides: np.ndarray, cell_first: np.ndarray,
     cell_rows: np.ndarray, inverse_radius: np.ndarray, starts: np.ndarray,
     taxel: np.ndarray, geometry: np.ndarray, values: np.ndarray, sums: np.ndarray,
-    slip: np.ndarray, marks: np.ndarray, touched: np.ndarray, reset: int, count: int,
-    alone: np.ndarray, weights: np.ndarray,
+    slip: np.ndarray, marks: np.ndarray, epoch: int, previous: np.ndarray, reset: int,
+    touched: np.ndarray, count: int, alone: np.ndarray, weights: np.ndarray,
 ) -> int:
-    """Add K contacts' signals to ``values`` by ``spread_linear``; return the rows listed.
+    """Spread K contacts' signals into ``values`` by ``spread_linear``; return the rows listed.
 
-    First zeroes the ``reset`` rows listed in ``touched`` (a block's rows are
-    listed from 0, so pass ``reset`` = the last call's count and ``count`` 0;
-    a second call on the same block passes 0 and the count so far).
+    A block's first write to a row (``marks`` not ``epoch``) sets it, later ones
+    add; the last block's rows (``previous[:reset]``) this one did not write are
+    zeroed after. So a row written block after block is never zeroed, and no
+    row is passed over unless one of the two blocks wrote it. A second call on
+    the same block passes the same ``epoch``, ``reset`` 0 and the count so far.
 
     Args:
         number: (P,) contacts of each pad, given pad after pad.
@@ -141,26 +143,16 @@ def _spread_block(
         values: (H, width) the output, added to.
         sums: (H, 4) ``extra`` summed per row with the weights ((0, 4) without slip).
         slip: (H, 3) per listed row, sums[:3] / sums[3], 0 without load.
-        marks: (H,) 1 where a row is listed.
-        touched: (H,) the listed rows, in the order first written.
-        reset: rows of ``touched`` to zero before adding.
-        count: rows already listed.
+        marks: (H,) per row the epoch of the block that last wrote it.
+        epoch: this block's, 1..255 (marks are cleared before 1 comes again).
+        previous: the last block's rows; ``reset`` of them.
+        touched: (H,) this block's rows, in the order first written; ``count`` so far.
         alone: (K,) set to 1 where a contact has no taxel in range (nothing added).
         weights: scratch, at least as long as the longest table row.
     """
     width = values.shape[1]
     with_slip = sums.shape[0] > 0
     share = np.empty(width + 4)  # one contact's signal and extra over its total weight
-    for i in range(reset):
-        row = touched[i]
-        marks[row] = 0
-        for c in range(width):
-            values[row, c] = 0.0
-        if with_slip:
-            for c in range(4):
-                sums[row, c] = 0.0
-            for c in range(3):
-                slip[row, c] = 0.0
     k = 0
     for p in range(number.shape[0]):
         for _ in range(number[p]):
@@ -201,16 +193,32 @@ def _spread_block(
                 if weight <= 0.0:
                     continue
                 row = base[k] + (taxel[e] if forced[k] < 0 else forced[k])
-                if marks[row] == 0:
-                    marks[row] = 1
+                if marks[row] != epoch:
+                    marks[row] = epoch
                     touched[count] = row
                     count += 1
-                for c in range(width):
-                    values[row, c] += weight * share[c]
-                if with_slip:
-                    for c in range(4):
-                        sums[row, c] += weight * share[width + c]
+                    for c in range(width):
+                        values[row, c] = weight * share[c]
+                    if with_slip:
+                        for c in range(4):
+                            sums[row, c] = weight * share[width + c]
+                else:
+                    for c in range(width):
+                        values[row, c] += weight * share[c]
+                    if with_slip:
+                        for c in range(4):
+                            sums[row, c] += weight * share[width + c]
             k += 1
+    for i in range(reset):
+        row = previous[i]
+        if marks[row] != epoch:
+            for c in range(width):
+                values[row, c] = 0.0
+            if with_slip:
+                for c in range(4):
+                    sums[row, c] = 0.0
+                for c in range(3):
+                    slip[row, c] = 0.0
     if with_slip:
         for i in range(count):
             row = touched[i]
@@ -245,8 +253,8 @@ def _spread_signature(nb):
              _array(nb, f, 2), _array(nb, f, 2), _array(nb, i, 1), _array(nb, i, 1),
              _array(nb, f, 1), _array(nb, i, 1), _array(nb, i, 1), _array(nb, f, 2),
              _array(nb, f, 2, True), _array(nb, f, 2, True), _array(nb, f, 2, True),
-             _array(nb, u, 1, True), _array(nb, i, 1, True), i, i, _array(nb, u, 1, True),
-             _array(nb, f, 1, True))
+             _array(nb, u, 1, True), i, _array(nb, i, 1), i, _array(nb, i, 1, True), i,
+             _array(nb, u, 1, True), _array(nb, f, 1, True))
 
 
 PLACE_CONTACTS = Compiled(_place_contacts, _place_signature)
