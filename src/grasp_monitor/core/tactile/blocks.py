@@ -32,8 +32,6 @@ class _PadBlocks:
                             for pad in self.pads}) == 1
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
         self._tables: _SpreadTables | None = None
-        self._slip_buffer = np.zeros((0, 3))
-        self._slip_rows: Any = slice(0)
         self._output: _Output | None = None
         if self._shared and self.pads[0].config.response == 'spread_linear':
             tables = self._tables = _SpreadTables([pad._grid for pad in self.pads])
@@ -161,12 +159,11 @@ class _PadBlocks:
                              values[row:row + height].reshape(samples, -1, spread_width),
                              index[a:b])
             if slip:
-                slip_sums = (slice(None), values[:, width:])
+                slip_values = np.empty((values.shape[0], 3))
+                _slip(values[:, width:], slice(None), slip_values)
                 values = np.ascontiguousarray(values[:, :width])
         if output is not None:
             values, slip_values = output.values, output.slip
-        elif slip:
-            slip_values = self._slip_output(values.shape[0], *slip_sums)
         results = []
         for p, pad in enumerate(pads):
             pad_values = values[first_rows[p]:first_rows[p] + heights[p]].reshape(
@@ -199,22 +196,6 @@ class _PadBlocks:
             output.values.fill(0.0)
             output.dirty = False
         return output
-
-    def _slip_output(self, height: int, rows: Any, summed: np.ndarray) -> np.ndarray:
-        """Return (height, 3) the block's slip: ``_slip`` of the sums at ``rows``, 0 elsewhere.
-
-        One buffer serves every block (the rows the last one set are zeroed): a new
-        array's pages would each fault on first touch, one sample after another.
-        """
-        buffer = self._slip_buffer
-        if buffer.shape[0] != height:
-            buffer = self._slip_buffer = np.zeros((height, 3))
-        else:
-            for component in range(3):
-                buffer[:, component][self._slip_rows] = 0.0
-        _slip(summed, rows, buffer)
-        self._slip_rows = rows
-        return buffer
 
     def _spread(self, output: _Output, points_in_pad: np.ndarray, signal: np.ndarray,
                 base: np.ndarray, number: np.ndarray, firsts: np.ndarray,
