@@ -2,11 +2,12 @@
 
 A block has thousands of contacts and tens of thousands of candidate terms; as numpy
 calls each term passed through a dozen temporary arrays (gathers, repeats, a sparse
-product into a zero-filled output). Here one loop per contact computes its weights,
-adds its signal (and, with slip, its slip sums) into buffers the group keeps from block
-to block, and lists the rows it wrote, so the next block zeroes those rows only: no
-pass over every taxel of every sample. ``_PadBlocks._spread`` calls it; the per-step
-path (``TactilePad._spread_padded``) stays numpy.
+product into a zero-filled output). Here ``_place_contacts`` sees each contact from its
+pad and ``_spread_block`` computes its weights and adds its signal (and, with slip, its
+slip sums) into buffers the group keeps from block to block, listing the rows it
+writes, so that the next block zeroes only those it does not write again: no pass over
+every taxel of every sample. ``_PadBlocks.compute_block`` calls them; the per-step
+path (``TactilePad.compute``, a node's tick) stays numpy, without numba's memory.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ def _place_contacts(
     pad -(force . frame), in the pad R^T f; the touch function's ``signal`` (0
     normal, 1 normal_force, 2 force_vector, 3 force_vector_global, as
     ``TOUCH_CODES``); the point in the pad, moved onto its surface when
-    ``distance`` is given ((K,), else (0,)); with ``velocity`` ``extra``: normal force x tangential velocity in the pad, normal
-    force; ``base`` the output row of taxel 0 of (p, s). ``total_force`` and
+    ``distance`` is given ((K,), else (0,)); with ``velocity``, ``extra``:
+    normal force x tangential velocity in the pad, normal force; ``base`` the
+    output row of taxel 0 of (p, s). ``total_force`` and
     ``signal_sum`` (P S, ...) add the forces in the pad and the signals per
     pose p S + s (zeroed by the caller).
     """
@@ -131,28 +133,32 @@ def _spread_block(
             without slip.
         base: (K,) the output row of taxel 0 of each contact's pad and sample.
         forced: (K,) a taxel that takes the whole contact (weight 1), or -1: spread.
-        grid_low, grid_cell, grid_last, grid_strides: (P, 3), (P,), (P, 3), (P, 3)
-            each pad's ``_CandidateGrid`` (``lookup``: low corner, cell side, last
-            cell, strides of the flat cell index).
+        grid_low: (P, 3) each pad's ``_CandidateGrid`` low corner, m (as ``lookup``).
+        grid_cell: (P,) its cell side, m.
+        grid_last: (P, 3) its last cell along each axis.
+        grid_strides: (P, 3) the strides of its flat cell index.
         cell_first: (P,) where each pad's ``row_of_cell`` starts in ``cell_rows``.
         cell_rows: the pads' ``row_of_cell``, end to end, as rows of the tables.
         inverse_radius: (P,) 1 / spread radius, 1/m.
         starts: (R + 1,) table row r's candidates are entries starts[r]:starts[r + 1].
         taxel: (E,) each entry's taxel in its pad.
         geometry: (5, E) each entry's x, y, z, |t|^2, 1 from its cell centre, in radii.
-        values: (H, width) the output, added to.
+        values: (H, width) the output.
         sums: (H, 4) ``extra`` summed per row with the weights ((0, 4) without slip).
         slip: (H, 3) per listed row, sums[:3] / sums[3], 0 without load.
         marks: (H,) per row the epoch of the block that last wrote it.
         epoch: this block's, 1..255 (marks are cleared before 1 comes again).
-        previous: the last block's rows; ``reset`` of them.
-        touched: (H,) this block's rows, in the order first written; ``count`` so far.
+        previous: the last block's rows.
+        reset: how many rows ``previous`` lists.
+        touched: (H,) this block's rows, in the order first written.
+        count: how many rows ``touched`` lists so far.
         alone: (K,) set to 1 where a contact has no taxel in range (nothing added).
         weights: scratch, at least as long as the longest table row.
     """
     width = values.shape[1]
     with_slip = sums.shape[0] > 0
     share = np.empty(width + 4)  # one contact's signal and extra over its total weight
+    offset = np.empty(3)  # one contact's offset from its cell's centre, in radii
     k = 0
     for p in range(number.shape[0]):
         for _ in range(number[p]):
@@ -165,13 +171,13 @@ def _spread_block(
                 for i in range(3):
                     scaled = (points[k, i] - grid_low[p, i]) * (1.0 / grid_cell[p])
                     cell = min(max(math.floor(scaled), 0.0), grid_last[p, i])
-                    share[i] = (scaled - cell - 0.5) * grid_cell[p] * inverse_radius[p]
+                    offset[i] = (scaled - cell - 0.5) * grid_cell[p] * inverse_radius[p]
                     flat += cell * grid_strides[p, i]
                 row = cell_rows[cell_first[p] + int(flat)]
                 first, last = starts[row], starts[row + 1]
                 # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), in radii
-                q0, q1, q2 = -2.0 * share[0], -2.0 * share[1], -2.0 * share[2]
-                qq = share[0] * share[0] + share[1] * share[1] + share[2] * share[2]
+                q0, q1, q2 = -2.0 * offset[0], -2.0 * offset[1], -2.0 * offset[2]
+                qq = offset[0] * offset[0] + offset[1] * offset[1] + offset[2] * offset[2]
                 total = 0.0
                 for e in range(first, last):
                     squared = geometry[0, e] * q0 + geometry[1, e] * q1 \
@@ -233,7 +239,7 @@ def _spread_block(
 
 
 def _array(nb, kind, ndim, writable=False):
-    """A C-contiguous array type: the kernels' loops then index without strides."""
+    """Return a C-contiguous array type: the kernels' loops then index without strides."""
     return nb.types.Array(kind, ndim, 'C', readonly=not writable)
 
 
