@@ -135,15 +135,12 @@ class _PadBlocks:
         points_in_pad, signal = np.empty((count, 3)), np.empty((count, width))
         extra = np.empty((count if slip else 0, 4))
         base = np.empty(count, np.int64)
-        # Component by component (no copy when given as views of such rows, as the
-        # pipeline's contacts are): each loop of the kernel then reads contiguous rows.
-        contiguous = np.ascontiguousarray
+        contiguous = np.ascontiguousarray  # as the kernel takes them (no copy if they are)
         if not PLACE_CONTACTS(
-                number, contiguous(index), contiguous(position.T),
-                contiguous(frame.transpose(1, 2, 0)), contiguous(force_in_contact.T),
-                contiguous(pad_position), contiguous(quaternion),
+                number, contiguous(index), contiguous(position), contiguous(frame),
+                contiguous(force_in_contact), contiguous(pad_position), contiguous(quaternion),
                 contiguous(distance_m) if pads[0].on_surface else np.zeros(0),
-                contiguous(velocity.T) if slip else np.zeros((3, 0)),
+                contiguous(velocity) if slip else np.zeros((0, 3)),
                 TOUCH_CODES[pads[0].config.touch],
                 first_rows, self._taxels, points_in_pad, signal, extra, base, total_force,
                 signal_sum):

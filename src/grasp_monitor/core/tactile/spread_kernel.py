@@ -30,25 +30,21 @@ def _place_contacts(
 ) -> bool:
     """Each contact seen from its pad; return False if a point in a pad is not finite.
 
-    Inputs come component by component, as a block's contacts are gathered:
-    ``position``, ``force`` (3, K), ``frame`` (3, 3, K), ``velocity`` (3, K) or
-    (3, 0) without slip.
-
     The contacts come pad after pad (``number`` of each), every one seen from its
     pad (``PadGroup.compute_block``). Per contact k of pad p at sample s, with R
     the pad's rotation at s (columns: pad axes in the world): the force on the
     pad -(force . frame), in the pad R^T f; the touch function's ``signal`` (0
     normal, 1 normal_force, 2 force_vector, 3 force_vector_global, as
     ``TOUCH_CODES``); the point in the pad, moved onto its surface when
-    ``distance`` is given ((K,), else (0,)); with ``velocity``, ``extra``:
-    normal force x tangential velocity in the pad, normal force; ``base`` the
-    output row of taxel 0 of (p, s). ``total_force`` and
+    ``distance`` is given ((K,), else (0,)); with ``velocity`` ((K, 3), else
+    (0, 3)), ``extra``: normal force x tangential velocity in the pad, normal
+    force; ``base`` the output row of taxel 0 of (p, s). ``total_force`` and
     ``signal_sum`` (P S, ...) add the forces in the pad and the signals per
     pose p S + s (zeroed by the caller).
     """
     samples = pad_position.shape[1]
     on_surface = distance.shape[0] > 0
-    with_slip = velocity.shape[1] > 0
+    with_slip = velocity.shape[0] > 0
     rotation = np.empty((3, 3))
     in_world, offset, tangential = np.empty(3), np.empty(3), np.empty(3)
     k = 0
@@ -67,16 +63,16 @@ def _place_contacts(
                 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
             # The force on the pad is the opposite of the force it exerts.
             for i in range(3):
-                in_world[i] = -(force[0, k] * frame[0, i, k] + force[1, k] * frame[1, i, k]
-                                + force[2, k] * frame[2, i, k])
+                in_world[i] = -(force[k, 0] * frame[k, 0, i] + force[k, 1] * frame[k, 1, i]
+                                + force[k, 2] * frame[k, 2, i])
             # the point: the normal points from the pad, -normal goes into it
             inward = 0.5 * min(distance[k], 0.0) if on_surface else 0.0
             for j in range(3):
-                offset[j] = position[j, k] - frame[0, j, k] * inward - pad_position[p, s, j]
+                offset[j] = position[k, j] - frame[k, 0, j] * inward - pad_position[p, s, j]
                 # the tangential part of the velocity: along tangent1 and tangent2
                 if with_slip:
-                    tangential[j] = frame[1, j, k] * velocity[1, k] \
-                        + frame[2, j, k] * velocity[2, k]
+                    tangential[j] = frame[k, 1, j] * velocity[k, 1] \
+                        + frame[k, 2, j] * velocity[k, 2]
             for i in range(3):  # R^T v = sum_j v_j R[j, :]
                 in_pad = in_world[0] * rotation[0, i] + in_world[1] * rotation[1, i] \
                     + in_world[2] * rotation[2, i]
@@ -86,23 +82,23 @@ def _place_contacts(
                 elif touch == 3:
                     signal[k, i] = in_world[i]
                 elif touch == 1:
-                    signal[k, i] = -force[0, k] * (
-                        frame[0, 0, k] * rotation[0, i] + frame[0, 1, k] * rotation[1, i]
-                        + frame[0, 2, k] * rotation[2, i])
+                    signal[k, i] = -force[k, 0] * (
+                        frame[k, 0, 0] * rotation[0, i] + frame[k, 0, 1] * rotation[1, i]
+                        + frame[k, 0, 2] * rotation[2, i])
                 points[k, i] = offset[0] * rotation[0, i] + offset[1] * rotation[1, i] \
                     + offset[2] * rotation[2, i]
                 if not math.isfinite(points[k, i]):
                     return False
                 if with_slip:
-                    extra[k, i] = force[0, k] * (
+                    extra[k, i] = force[k, 0] * (
                         tangential[0] * rotation[0, i] + tangential[1] * rotation[1, i]
                         + tangential[2] * rotation[2, i])
             if touch == 0:
-                signal[k, 0] = force[0, k]
+                signal[k, 0] = force[k, 0]
             for i in range(signal.shape[1]):
                 signal_sum[pose, i] += signal[k, i]
             if with_slip:
-                extra[k, 3] = force[0, k]
+                extra[k, 3] = force[k, 0]
             base[k] = first_rows[p] + s * taxels[p]
             k += 1
     return True

@@ -129,30 +129,26 @@ class SensorLayout:
         Also returns per pad its (S,) contact count of each step, which may exceed
         the slots (the rest are lost).
         """
-        slots, slot_width, d = self.slots, self._pad_slot_width, int(self.distances)
-        counts, found_per_pad = [], []
-        for contact, _, _ in self.pad_columns:
-            # Slot j's values start at contact.start + slot_width j; its first is `found`.
-            found = record[:, contact.start:contact.stop:slot_width]
-            found_per_pad.append(found[:, 0])
-            counts.append(int(np.count_nonzero(found > 0.0)))
-        contacts = sum(counts)
-        sample = np.empty(contacts, np.int64)
-        # Component by component, as PadGroup.compute_block reads them without a copy.
-        position, force = np.empty((3, contacts)), np.empty((3, contacts))
-        frames = np.empty((3, 3, contacts))
-        distance = np.empty(contacts if d else 0)
-        velocity = np.empty((3, contacts if self.velocities else 0))
-        _GATHER_SLOTS(np.ascontiguousarray(record), self._contact_starts, slots, slot_width,
-                      sample, position, frames, force, distance, velocity)
+        steps, pads = record.shape[0], len(self.pad_columns)
+        capacity = steps * self.slots * pads
+        counts, found = np.empty(pads, np.int64), np.empty((pads, steps))
+        sample = np.empty(capacity, np.int64)
+        position, force = np.empty((capacity, 3)), np.empty((capacity, 3))
+        frames = np.empty((capacity, 3, 3))
+        distance = np.empty(capacity if self.distances else 0)
+        velocity = np.empty((capacity if self.velocities else 0, 3))
+        contacts = _GATHER_SLOTS(np.ascontiguousarray(record), self._contact_starts,
+                                 self.slots, self._pad_slot_width, counts, found, sample,
+                                 position, frames, force, distance, velocity)
         pad_position = np.stack([record[:, columns] for _, columns, _ in self.pad_columns])
         quaternion = np.stack([record[:, columns] for _, _, columns in self.pad_columns])
-        inputs = (counts, sample, position.T, frames.transpose(2, 0, 1), force.T,
-                  pad_position, quaternion)
+        inputs = (counts, sample[:contacts], position[:contacts], frames[:contacts],
+                  force[:contacts], pad_position, quaternion)
+        distance = distance[:contacts] if self.distances else None
         if self.velocities:
             # linvel: in the contact frame, of the other body relative to the pad
-            return inputs + (distance if d else None, velocity.T), found_per_pad
-        return inputs + ((distance,) if d else ()), found_per_pad
+            return inputs + (distance, velocity[:contacts]), list(found)
+        return inputs + ((distance,) if self.distances else ()), list(found)
 
     def frame_arrays(self, record: np.ndarray) -> tuple[np.ndarray, ...]:
         """Return the rows' frame sensors as ``EnergyTracker.update_block`` arrays."""
@@ -216,48 +212,56 @@ def _columns(model: mujoco.MjModel, name: str) -> slice:
 
 
 def _gather_slots(record: np.ndarray, starts: np.ndarray, slots: int, slot_width: int,
-                  sample: np.ndarray, position: np.ndarray, frame: np.ndarray,
-                  force: np.ndarray, distance: np.ndarray, velocity: np.ndarray) -> None:
-    """Copy every filled slot of the pads' contact sensors out of the rows, pad after pad.
+                  counts: np.ndarray, found: np.ndarray, sample: np.ndarray,
+                  position: np.ndarray, frame: np.ndarray, force: np.ndarray,
+                  distance: np.ndarray, velocity: np.ndarray) -> int:
+    """Copy every filled slot of the pads' contact sensors out of the rows; return how many.
 
     A slot: found, force (3), [dist,] pos (3), normal (3), tangent (3), [linvel (3)];
-    ``distance`` (K,) and ``velocity`` (3, K) when the slots have them, else empty.
-    Writes each contact's row (``sample``), ``position``, ``force`` and ``velocity``
-    (3, K) and ``frame`` (3, 3, K): normal, tangent and tangent2 = normal x tangent.
-    One pass over the slots instead of a dozen numpy calls over them (``_GATHER_SLOTS``).
+    ``distance`` and ``velocity`` are empty when the slots do not have them. Pad
+    after pad, writes each contact's row (``sample``), ``position``, ``force``,
+    ``distance``, ``velocity`` and ``frame`` (normal, tangent, tangent2 = normal x
+    tangent); per pad its contacts (``counts``) and per row the contacts its sensor
+    found (``found``, (P, S): more than the slots when some were lost). One pass
+    instead of a dozen numpy calls over the slots.
     """
     d = 1 if distance.shape[0] > 0 else 0
-    with_velocity = velocity.shape[1] > 0
+    with_velocity = velocity.shape[0] > 0
     k = 0
     for p in range(starts.shape[0]):
+        first = k
         for s in range(record.shape[0]):
+            found[p, s] = record[s, starts[p]]
             for j in range(slots):
                 at = starts[p] + j * slot_width
                 if record[s, at] <= 0.0:
                     continue
                 sample[k] = s
                 for i in range(3):
-                    force[i, k] = record[s, at + 1 + i]
-                    position[i, k] = record[s, at + 4 + d + i]
-                    frame[0, i, k] = record[s, at + 7 + d + i]
-                    frame[1, i, k] = record[s, at + 10 + d + i]
+                    force[k, i] = record[s, at + 1 + i]
+                    position[k, i] = record[s, at + 4 + d + i]
+                    frame[k, 0, i] = record[s, at + 7 + d + i]
+                    frame[k, 1, i] = record[s, at + 10 + d + i]
                     if with_velocity:
-                        velocity[i, k] = record[s, at + 13 + d + i]
+                        velocity[k, i] = record[s, at + 13 + d + i]
                 if d:
                     distance[k] = record[s, at + 4]
-                normal, tangent = frame[0], frame[1]
-                frame[2, 0, k] = normal[1, k] * tangent[2, k] - normal[2, k] * tangent[1, k]
-                frame[2, 1, k] = normal[2, k] * tangent[0, k] - normal[0, k] * tangent[2, k]
-                frame[2, 2, k] = normal[0, k] * tangent[1, k] - normal[1, k] * tangent[0, k]
+                normal, tangent = frame[k, 0], frame[k, 1]
+                frame[k, 2, 0] = normal[1] * tangent[2] - normal[2] * tangent[1]
+                frame[k, 2, 1] = normal[2] * tangent[0] - normal[0] * tangent[2]
+                frame[k, 2, 2] = normal[0] * tangent[1] - normal[1] * tangent[0]
                 k += 1
+        counts[p] = k - first
+    return k
 
 
 def _gather_signature(nb: Any) -> Any:
     def array(ndim: int, writable: bool = True) -> Any:
         return nb.types.Array(nb.float64, ndim, 'C', readonly=not writable)
     integers = nb.types.Array(nb.int64, 1, 'C')
-    return nb.void(array(2, False), nb.types.Array(nb.int64, 1, 'C', readonly=True), nb.int64,
-                   nb.int64, integers, array(2), array(3), array(2), array(1), array(2))
+    return nb.int64(array(2, False), nb.types.Array(nb.int64, 1, 'C', readonly=True),
+                    nb.int64, nb.int64, integers, array(2), integers, array(2), array(3),
+                    array(2), array(1), array(2))
 
 
 _GATHER_SLOTS = Compiled(_gather_slots, _gather_signature)
