@@ -155,6 +155,7 @@ def _spread_block(
     with_slip = sums.shape[0] > 0
     share = np.empty(width + 4)  # one contact's signal and extra over its total weight
     offset = np.empty(3)  # one contact's offset from its cell's centre, in radii
+    one = np.empty(1, np.int64)  # a forced contact's one candidate
     k = 0
     for p in range(number.shape[0]):
         for _ in range(number[p]):
@@ -174,13 +175,16 @@ def _spread_block(
                 # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), in radii
                 q0, q1, q2 = -2.0 * offset[0], -2.0 * offset[1], -2.0 * offset[2]
                 qq = offset[0] * offset[0] + offset[1] * offset[1] + offset[2] * offset[2]
+                # the weights in a loop of their own, which compiles to vector instructions
+                x, y, z = geometry[0, first:last], geometry[1, first:last], \
+                    geometry[2, first:last]
+                squares, ones = geometry[3, first:last], geometry[4, first:last]
+                for j in range(last - first):
+                    squared = x[j] * q0 + y[j] * q1 + z[j] * q2 + squares[j] + ones[j] * qq
+                    weights[j] = max(1.0 - math.sqrt(max(squared, 0.0)), 0.0)
                 total = 0.0
-                for e in range(first, last):
-                    squared = geometry[0, e] * q0 + geometry[1, e] * q1 \
-                        + geometry[2, e] * q2 + geometry[3, e] + geometry[4, e] * qq
-                    weight = max(1.0 - math.sqrt(max(squared, 0.0)), 0.0)
-                    weights[e - first] = weight
-                    total += weight
+                for j in range(last - first):
+                    total += weights[j]
                 if total <= 0.0:
                     alone[k] = 1
                     k += 1
@@ -190,26 +194,39 @@ def _spread_block(
             if with_slip:
                 for c in range(4):
                     share[width + c] = extra[k, c] / total
-            for e in range(first, last):
-                weight = weights[e - first]
+            if forced[k] < 0:
+                candidates = taxel[first:last]
+            else:
+                one[0] = forced[k]
+                candidates = one
+            origin = base[k]
+            for j in range(last - first):
+                weight = weights[j]
                 if weight <= 0.0:
                     continue
-                row = base[k] + (taxel[e] if forced[k] < 0 else forced[k])
-                if marks[row] != epoch:
+                row = origin + candidates[j]
+                # a block's first write to a row sets it, the next ones add
+                fresh = marks[row] != epoch
+                if fresh:
                     marks[row] = epoch
                     touched[count] = row
                     count += 1
-                    for c in range(width):
-                        values[row, c] = weight * share[c]
-                    if with_slip:
-                        for c in range(4):
-                            sums[row, c] = weight * share[width + c]
+                if width == 3:  # written out: a tenth faster than the loop below
+                    if fresh:
+                        values[row, 0] = weight * share[0]
+                        values[row, 1] = weight * share[1]
+                        values[row, 2] = weight * share[2]
+                    else:
+                        values[row, 0] += weight * share[0]
+                        values[row, 1] += weight * share[1]
+                        values[row, 2] += weight * share[2]
                 else:
                     for c in range(width):
-                        values[row, c] += weight * share[c]
-                    if with_slip:
-                        for c in range(4):
-                            sums[row, c] += weight * share[width + c]
+                        values[row, c] = weight * share[c] + (0.0 if fresh else values[row, c])
+                if with_slip:
+                    for c in range(4):
+                        sums[row, c] = weight * share[width + c] + (
+                            0.0 if fresh else sums[row, c])
             k += 1
     for i in range(reset):
         row = previous[i]
