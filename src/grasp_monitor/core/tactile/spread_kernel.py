@@ -45,8 +45,6 @@ def _place_contacts(
     samples = pad_position.shape[1]
     on_surface = distance.shape[0] > 0
     with_slip = velocity.shape[0] > 0
-    rotation = np.empty((3, 3))
-    in_world, offset, tangential = np.empty(3), np.empty(3), np.empty(3)
     k = 0
     for p in range(number.shape[0]):
         for _ in range(number[p]):
@@ -54,51 +52,54 @@ def _place_contacts(
             pose = p * samples + s
             w, x, y, z = quaternion[p, s, 0], quaternion[p, s, 1], quaternion[p, s, 2], \
                 quaternion[p, s, 3]
-            # as quat_to_matrix
-            rotation[0, 0], rotation[0, 1], rotation[0, 2] = \
-                1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)
-            rotation[1, 0], rotation[1, 1], rotation[1, 2] = \
-                2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)
-            rotation[2, 0], rotation[2, 1], rotation[2, 2] = \
-                2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
-            # The force on the pad is the opposite of the force it exerts.
-            for i in range(3):
-                in_world[i] = -(force[k, 0] * frame[k, 0, i] + force[k, 1] * frame[k, 1, i]
-                                + force[k, 2] * frame[k, 2, i])
-            # the point: the normal points from the pad, -normal goes into it
-            inward = 0.5 * min(distance[k], 0.0) if on_surface else 0.0
-            for j in range(3):
-                offset[j] = position[k, j] - frame[k, 0, j] * inward - pad_position[p, s, j]
-                # the tangential part of the velocity: along tangent1 and tangent2
-                if with_slip:
-                    tangential[j] = frame[k, 1, j] * velocity[k, 1] \
-                        + frame[k, 2, j] * velocity[k, 2]
-            for i in range(3):  # R^T v = sum_j v_j R[j, :]
-                in_pad = in_world[0] * rotation[0, i] + in_world[1] * rotation[1, i] \
-                    + in_world[2] * rotation[2, i]
-                total_force[pose, i] += in_pad
-                if touch == 2:
-                    signal[k, i] = in_pad
-                elif touch == 3:
-                    signal[k, i] = in_world[i]
-                elif touch == 1:
-                    signal[k, i] = -force[k, 0] * (
-                        frame[k, 0, 0] * rotation[0, i] + frame[k, 0, 1] * rotation[1, i]
-                        + frame[k, 0, 2] * rotation[2, i])
-                points[k, i] = offset[0] * rotation[0, i] + offset[1] * rotation[1, i] \
-                    + offset[2] * rotation[2, i]
-                if not math.isfinite(points[k, i]):
-                    return False
-                if with_slip:
-                    extra[k, i] = force[k, 0] * (
-                        tangential[0] * rotation[0, i] + tangential[1] * rotation[1, i]
-                        + tangential[2] * rotation[2, i])
+            # as quat_to_matrix; scalars, as numba keeps them in registers
+            r00, r01, r02 = 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)
+            r10, r11, r12 = 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)
+            r20, r21, r22 = 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
+            f0, f1, f2 = force[k, 0], force[k, 1], force[k, 2]
+            n0, n1, n2 = frame[k, 0, 0], frame[k, 0, 1], frame[k, 0, 2]
+            a0, a1, a2 = frame[k, 1, 0], frame[k, 1, 1], frame[k, 1, 2]
+            b0, b1, b2 = frame[k, 2, 0], frame[k, 2, 1], frame[k, 2, 2]
+            # The force on the pad is the opposite of the force it exerts; R^T v in the pad.
+            w0 = -(f0 * n0 + f1 * a0 + f2 * b0)
+            w1 = -(f0 * n1 + f1 * a1 + f2 * b1)
+            w2 = -(f0 * n2 + f1 * a2 + f2 * b2)
+            p0 = w0 * r00 + w1 * r10 + w2 * r20
+            p1 = w0 * r01 + w1 * r11 + w2 * r21
+            p2 = w0 * r02 + w1 * r12 + w2 * r22
+            total_force[pose, 0] += p0
+            total_force[pose, 1] += p1
+            total_force[pose, 2] += p2
             if touch == 0:
-                signal[k, 0] = force[k, 0]
+                signal[k, 0] = f0
+            elif touch == 1:
+                signal[k, 0] = -f0 * (n0 * r00 + n1 * r10 + n2 * r20)
+                signal[k, 1] = -f0 * (n0 * r01 + n1 * r11 + n2 * r21)
+                signal[k, 2] = -f0 * (n0 * r02 + n1 * r12 + n2 * r22)
+            elif touch == 2:
+                signal[k, 0], signal[k, 1], signal[k, 2] = p0, p1, p2
+            else:
+                signal[k, 0], signal[k, 1], signal[k, 2] = w0, w1, w2
             for i in range(signal.shape[1]):
                 signal_sum[pose, i] += signal[k, i]
-            if with_slip:
-                extra[k, 3] = force[k, 0]
+            # the point: the normal points from the pad, -normal goes into it
+            inward = 0.5 * min(distance[k], 0.0) if on_surface else 0.0
+            o0 = position[k, 0] - n0 * inward - pad_position[p, s, 0]
+            o1 = position[k, 1] - n1 * inward - pad_position[p, s, 1]
+            o2 = position[k, 2] - n2 * inward - pad_position[p, s, 2]
+            points[k, 0] = o0 * r00 + o1 * r10 + o2 * r20
+            points[k, 1] = o0 * r01 + o1 * r11 + o2 * r21
+            points[k, 2] = o0 * r02 + o1 * r12 + o2 * r22
+            if not (math.isfinite(points[k, 0]) and math.isfinite(points[k, 1])
+                    and math.isfinite(points[k, 2])):
+                return False
+            if with_slip:  # the tangential part: along tangent1 and tangent2
+                v1, v2 = velocity[k, 1], velocity[k, 2]
+                t0, t1, t2 = a0 * v1 + b0 * v2, a1 * v1 + b1 * v2, a2 * v1 + b2 * v2
+                extra[k, 0] = f0 * (t0 * r00 + t1 * r10 + t2 * r20)
+                extra[k, 1] = f0 * (t0 * r01 + t1 * r11 + t2 * r21)
+                extra[k, 2] = f0 * (t0 * r02 + t1 * r12 + t2 * r22)
+                extra[k, 3] = f0
             base[k] = first_rows[p] + s * taxels[p]
             k += 1
     return True
