@@ -175,13 +175,13 @@ class SensorLayout:
 
     def strongest_object_contacts(self, rows: np.ndarray) -> np.ndarray:
         """Return (R, pads) each pad's strongest contact force with the object, N."""
-        strongest = np.empty((rows.shape[0], len(self.object_columns)))
-        for pad in range(len(self.object_columns)):
-            slots = self.object_slots(rows, pad)
-            force = slots[:, :, 1:4]  # the contact frame is orthonormal: its norm is the world's
-            magnitude = np.sqrt(np.einsum('rsi,rsi->rs', force, force))
-            strongest[:, pad] = np.where(slots[:, :, 0] > 0, magnitude, 0.0).max(axis=1)
-        return strongest
+        # The pads' object sensors come one after the other: (R, pads, slots, 13) at once.
+        first = self.object_columns[0].start
+        slots = rows[:, first:self.object_columns[-1].stop].reshape(
+            rows.shape[0], len(self.object_columns), -1, SLOT_WIDTH)
+        force = slots[..., 1:4]  # the contact frame is orthonormal: its norm is the world's
+        magnitude = np.sqrt(np.einsum('rpsi,rpsi->rps', force, force))
+        return np.where(slots[..., 0] > 0, magnitude, 0.0).max(axis=2)
 
     def object_contacts(self, values: np.ndarray,
                         pads: Sequence[int]) -> tuple[np.ndarray, ...]:
