@@ -112,6 +112,7 @@ class SensorLayout:
                 slice(first + slots * width, first + slots * width + 3),
                 slice(first + slots * width + 3, first + slots * width + 7)))
         self._contact_starts = np.array([c.start for c, _, _ in self.pad_columns], np.int64)
+        _GATHER_SLOTS.compile_now()  # here, not in the first block
         base = int(model.sensor_adr[ours + 3 * len(pad_bodies)])
         self.base_columns = slice(base, base + 3)
         self.frame_columns = slice(base + 3, model.nsensordata)
