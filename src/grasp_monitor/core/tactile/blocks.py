@@ -212,7 +212,7 @@ class _PadBlocks:
         where faces meet. Both give the same values to rounding.
 
         Args:
-            output: the buffers to write (the last block's rows are zeroed first).
+            output: the buffers to write (the last block's rows not written again are zeroed).
             points_in_pad: (K, 3) contact points in their pad's frame, m.
             signal: (K, width) what each contact spreads.
             base: (K,) the output row of taxel 0 of each contact's pad and sample.

@@ -98,20 +98,22 @@ class BlockEvaluation:
         self._grasped = False
 
     def state(self) -> tuple:
-        """Return what a block changes besides ``events`` (which only grow), for ``restore``.
+        """Return what an evaluation that stops at a command changes, for ``restore``.
 
-        Not ``values``: the block stepped again computes them anew (a copy of every
-        taxel of every sample would cost more than the monitor's whole state).
+        Besides ``events`` (which only grow): the monitor, the energy metric and the
+        per-block tallies. The metrics, the report and the qualities are not in it: they
+        change only once the monitor has gone through the whole block without such a
+        command (``evaluate``), and they grow with the trial, so copying them at every
+        block cost more than the physics.
         """
-        return (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
-                self.peak_contact_force_n, self.contact_overflows, len(self.qualities))
+        return (self.monitor, self.tracker, self._grasped, self.peak_contact_force_n,
+                self.contact_overflows)
 
     def restore(self, state: tuple, events: int) -> None:
         """Go back to a (copied) ``state`` and the first ``events`` events."""
-        (self.monitor, self.tracker, self.metrics, self.report, self._grasped,
-         self.peak_contact_force_n, self.contact_overflows, qualities) = state
+        (self.monitor, self.tracker, self._grasped, self.peak_contact_force_n,
+         self.contact_overflows) = state
         del self.events[events:]
-        del self.qualities[qualities:]
 
     def contact_inputs(self, record: np.ndarray) -> tuple[Any, ...]:
         """Return the ``PadGroup.compute_block`` arguments of every pad from recorded rows.
@@ -145,6 +147,7 @@ class BlockEvaluation:
             After which step of the run the last such command came (None: none).
         """
         command_step = None
+        # Nothing of the metrics may change before the monitor's loop below ends (state()).
         self.values = self.tactile.compute_block(*self.contact_inputs(record))
         events_before = len(self.events)
         layout = self.layout
