@@ -226,6 +226,10 @@ class _PadBlocks:
         forced = np.full(base.size, -1, np.int64)
         grids = self._grids
         output.next_block()
+        # Each contact writes at most a table row's candidates (or its one nearest taxel).
+        rows = min(output.values.shape[0], base.size * self._weights.size)
+        if output.touched.size < rows:
+            output.touched = np.empty(rows, np.int64)
         output.count = SPREAD_BLOCK(
             number, points_in_pad, signal, extra, base, forced, *grids, tables.starts,
             self._taxel, tables.geometry, output.values, output.sums, output.slip,
@@ -276,8 +280,8 @@ class _Output:
         self.slip = np.zeros((height if slip else 0, 3))
         self.marks = np.zeros(height, np.uint8)
         self.epoch = 0
-        self.touched = np.empty(height, np.int64)
-        self.previous = np.empty(height, np.int64)
+        self.touched = np.empty(0, np.int64)  # grown to what a block may write
+        self.previous = np.empty(0, np.int64)
         self.count = 0
         self.dirty = False
 
