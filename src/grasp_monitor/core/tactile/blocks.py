@@ -39,6 +39,8 @@ class _PadBlocks:
         if self._shared and self.pads[0].config.response == 'spread_linear':
             tables = self._tables = _SpreadTables([pad._grid for pad in self.pads])
             self._taxel = tables.taxel.astype(np.int64)  # the kernel's one index type
+            # contiguous, as the kernel takes it (a pad of a group has a view of the group's)
+            self._geometry = np.ascontiguousarray(tables.geometry)
             # the kernel's scratch: one weight per candidate of the longest table row
             self._weights = np.empty(max(1, int(np.diff(tables.starts).max())))
             grids = [pad._grid for pad in self.pads]
@@ -232,7 +234,7 @@ class _PadBlocks:
             output.touched = np.empty(rows, np.int64)
         output.count = SPREAD_BLOCK(
             number, points_in_pad, signal, extra, base, forced, *grids, tables.starts,
-            self._taxel, tables.geometry, output.values, output.sums, output.slip,
+            self._taxel, self._geometry, output.values, output.sums, output.slip,
             output.marks, output.epoch, output.previous, output.count, output.touched, 0,
             alone, self._weights)
         lost = np.flatnonzero(alone)
@@ -246,7 +248,7 @@ class _PadBlocks:
                 np.bincount(np.searchsorted(firsts + number, lost, side='right'),
                             minlength=number.size),
                 points_in_pad[lost], signal[lost], extra[lost] if extra.size else extra,
-                base[lost], forced[lost], *grids, tables.starts, self._taxel, tables.geometry,
+                base[lost], forced[lost], *grids, tables.starts, self._taxel, self._geometry,
                 output.values, output.sums, output.slip, output.marks, output.epoch,
                 output.previous, 0, output.touched, output.count, alone[lost], self._weights)
 
