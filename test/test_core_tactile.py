@@ -380,6 +380,44 @@ def test_a_pad_group_gives_every_pad_its_compute_of_every_sample(touch, response
             np.testing.assert_allclose(total[s], sensor.total_force_in_pad, atol=1e-12)
 
 
+def test_a_pad_group_block_after_block_equals_a_new_groups_block():
+    # A group keeps its output from block to block, zeroing the last block's rows it does
+    # not write again: every block, of any size, equals a new group's, slip included.
+    plate = GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.015, 0.004), (0, 0, 0),
+                      (1, 0, 0, 0))
+    pads = (pad(pad_layout([plate], 0.004), touch='force_vector', slip=True),
+            pad(line_layout(), touch='force_vector', slip=True))
+    rng = np.random.default_rng(11)
+    group = PadGroup(pads)
+    for samples in (6, 3, 6, 2, 6):
+        block = random_block(rng, pads, samples)
+        velocity = rng.normal(0.0, 0.01, (len(block[1]), 3))
+        kept = [v.copy() for v in group.compute_block(*block, None, velocity)]
+        kept_slip = [sensor.slip.copy() for sensor in pads]
+        new = PadGroup(pads).compute_block(*block, None, velocity)
+        for p, sensor in enumerate(pads):
+            assert np.abs(kept[p]).max() > 0.1 and np.abs(kept_slip[p]).max() > 1e-4
+            np.testing.assert_array_equal(kept[p], new[p])
+            np.testing.assert_array_equal(kept_slip[p], sensor.slip)
+
+
+def test_a_pad_of_a_group_computes_its_blocks_alone_as_in_the_group():
+    # The group's candidate tables end to end; each pad's are views of them.
+    plate = GeomShape('plate', PAD_GEOM, 'pad', 'box', (0.02, 0.015, 0.004), (0, 0, 0),
+                      (1, 0, 0, 0))
+    pads = (pad(pad_layout([plate], 0.004), touch='force_vector'),
+            pad(pad_layout([plate], 0.004), touch='force_vector'))
+    counts, sample, position, frame, force, pad_position, pad_quaternion = random_block(
+        np.random.default_rng(3), pads, 4)
+    in_group = PadGroup(pads).compute_block(counts, sample, position, frame, force,
+                                            pad_position, pad_quaternion)[1].copy()
+    mine = slice(counts[0], None)
+    alone = pads[1].compute_block(sample[mine], position[mine], frame[mine], force[mine],
+                                  pad_position[1], pad_quaternion[1])
+    assert np.abs(alone).max() > 0.1
+    np.testing.assert_array_equal(alone, in_group)
+
+
 def test_a_pad_group_checks_its_contact_counts():
     group = PadGroup([pad(line_layout()), pad(line_layout())])
     none = np.zeros((0, 3))

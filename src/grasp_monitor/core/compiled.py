@@ -51,6 +51,10 @@ class Compiled:
             return self.func
         return numba.njit(self._signature(numba), cache=True, nogil=True)(self.func)
 
+    def compile_now(self) -> None:
+        """Compile now (or load from numba's cache), not in the first call: before a clock."""
+        self.compiled
+
     def __call__(self, *args: Any) -> Any:
         """Call the compiled function."""
         return self.compiled(*args)

@@ -19,7 +19,7 @@ Response functions:
 
 ``config``: the choices; ``pad``: one pad (``compute``, one sample);
 ``group``: several pads over blocks of samples (``blocks`` does the work, with
-``candidate_grid`` and ``scatter``); ``surface``: a contact point moved onto the
+``candidate_grid``, ``scatter`` and ``spread_kernel``); ``surface``: a contact point moved onto the
 pad; ``sensor_layout``: taxels over a pad's geoms
 (``layout`` the shared part, ``primitives`` and ``mesh`` the two modes);
 ``taxel_grid``: a hardware driver's taxel layout; ``settings``: a pad's settings,
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from grasp_monitor.core.tactile.pad import TactilePad
     from grasp_monitor.core.tactile.plugin import make_tactile_array
     from grasp_monitor.core.tactile.primitives import SURFACE_KINDS, surface_points
-    from grasp_monitor.core.tactile.scatter import SPARSE_SCATTER_TERMS
     from grasp_monitor.core.tactile.sensor_layout import pad_layout
     from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
     from grasp_monitor.core.tactile.taxel_grid import grid_positions, TaxelLayout, VALUES_PER_TAXEL
@@ -56,7 +55,6 @@ _MODULES = {
     'PadGroup': 'group',
     'TactilePad': 'pad',
     'make_tactile_array': 'plugin', 'TACTILE_SETTINGS': 'settings',
-    'SPARSE_SCATTER_TERMS': 'scatter',
     'body_mesh': 'mesh', 'LAYOUT_MODES': 'config', 'pad_layout': 'sensor_layout',
     'PadLayout': 'layout', 'SURFACE_KINDS': 'primitives', 'surface_points': 'primitives',
     'grid_positions': 'taxel_grid', 'TaxelLayout': 'taxel_grid', 'VALUES_PER_TAXEL': 'taxel_grid',
@@ -64,8 +62,8 @@ _MODULES = {
 
 __all__ = [
     'body_mesh', 'grid_positions', 'LAYOUT_MODES', 'make_tactile_array', 'pad_layout',
-    'PadGroup', 'PadLayout', 'RESPONSE_FUNCTIONS', 'SPARSE_SCATTER_TERMS',
-    'SPREAD_RADIUS_RESOLUTIONS', 'SURFACE_KINDS', 'surface_points', 'TACTILE_SETTINGS',
+    'PadGroup', 'PadLayout', 'RESPONSE_FUNCTIONS', 'SPREAD_RADIUS_RESOLUTIONS',
+    'SURFACE_KINDS', 'surface_points', 'TACTILE_SETTINGS',
     'TactileConfig', 'TactilePad', 'TaxelLayout', 'TOUCH_FUNCTIONS', 'VALUES_PER_TAXEL',
 ]
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from grasp_monitor.core.errors import ConfigError, SimulationError
-from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.core.tactile.candidate_grid import _SpreadTables
-from grasp_monitor.core.tactile.scatter import _combine, _scatter_add, _slip, _sum_by_sample
-from grasp_monitor.core.tactile.surface import on_surface_offset
+from grasp_monitor.core.tactile.scatter import _slip
+from grasp_monitor.core.tactile.spread_kernel import PLACE_CONTACTS, SPREAD_BLOCK, TOUCH_CODES
 import numpy as np
 import numpy.typing as npt
 
@@ -33,11 +32,27 @@ class _PadBlocks:
                             for pad in self.pads}) == 1
         self._taxels = np.array([len(pad.layout) for pad in self.pads], dtype=np.int64)
         self._tables: _SpreadTables | None = None
-        self._counting = np.arange(0)  # 0, 1, 2, ...: kept, not rebuilt every block
-        self._slip_buffer = np.zeros((0, 3))
-        self._slip_rows: Any = slice(0)
+        self._output: _Output | None = None
+        if self._shared:  # here, not in the first block: 0.3 s with numba's cache, 2 s without
+            PLACE_CONTACTS.compile_now()
+            SPREAD_BLOCK.compile_now()
         if self._shared and self.pads[0].config.response == 'spread_linear':
-            self._tables = _SpreadTables([pad._grid for pad in self.pads])
+            tables = self._tables = _SpreadTables([pad._grid for pad in self.pads])
+            self._taxel = tables.taxel.astype(np.int64)  # the kernel's one index type
+            # contiguous, as the kernel takes it (a pad of a group has a view of the group's)
+            self._geometry = np.ascontiguousarray(tables.geometry)
+            # the kernel's scratch: one weight per candidate of the longest table row
+            self._weights = np.empty(max(1, int(np.diff(tables.starts).max())))
+            grids = [pad._grid for pad in self.pads]
+            cells = [grid.row_of_cell + base for grid, base in zip(grids, tables.row_base)]
+            sizes = [cell.size for cell in cells]
+            # Each pad's lookup (_CandidateGrid.lookup) for the kernel: arrays over pads.
+            self._grids = (
+                np.array([grid.low for grid in grids]), np.array([g.cell_m for g in grids]),
+                np.array([grid._last_cell for grid in grids]),
+                np.array([grid._strides for grid in grids]),
+                np.cumsum(sizes) - sizes, np.concatenate(cells),
+                np.array([1.0 / pad.spread_radius_m for pad in self.pads]))
 
     def compute_block(
         self,
@@ -116,78 +131,41 @@ class _PadBlocks:
         width = pads[0].width
         poses = len(pads) * samples
         heights = samples * self._taxels
-        first_rows = np.cumsum(heights) - heights
+        output = self._output_of(samples, slip) if self._tables is not None else None
+        # Each sample of each pad has its own N rows of the output.
+        first_rows = output.first_rows if output is not None else np.cumsum(heights) - heights
         total_force = np.zeros((poses, 3))
-        signal_sum = total_force if width == 3 else np.zeros((poses, width))
-        if index.size == 0:
-            values = np.zeros((int(heights.sum()), width))
-            slip_sums: tuple[Any, np.ndarray] | None = (slice(0), np.zeros((0, 4)))
+        signal_sum = np.zeros((poses, width))
+        count = index.size
+        points_in_pad, signal = np.empty((count, 3)), np.empty((count, width))
+        extra = np.empty((count if slip else 0, 4))
+        base = np.empty(count, np.int64)
+        contiguous = np.ascontiguousarray  # as the kernel takes them (no copy if they are)
+        if not PLACE_CONTACTS(
+                number, contiguous(index), contiguous(position), contiguous(frame),
+                contiguous(force_in_contact), contiguous(pad_position), contiguous(quaternion),
+                contiguous(distance_m) if pads[0].on_surface else np.zeros(0),
+                contiguous(velocity) if slip else np.zeros((0, 3)),
+                TOUCH_CODES[pads[0].config.touch],
+                first_rows, self._taxels, points_in_pad, signal, extra, base, total_force,
+                signal_sum):
+            raise SimulationError('contact positions or the pad pose are not finite')
+        if output is not None:
+            self._spread(output, points_in_pad, signal, base, number, firsts, extra)
         else:
-            # Sample s of pad p has pose p S + s.
-            pose = np.repeat(np.arange(0, poses, samples), number)
-            pose += index
-            # Vectors as (3, K) rows, matrices as (3, 3, K): products of long rows cost
-            # far less than contractions of (K, 3, 3) stacks on their short axes.
-            rotation = np.take(quat_to_matrix(quaternion.reshape(poses, 4)).reshape(poses, 9).T,
-                               pose, axis=1).reshape(3, 3, -1)
-            frame_rows = frame.transpose(1, 2, 0)
-            force_rows = force_in_contact.T
-            # The force on the pad is the opposite of the force it exerts.
-            force_in_world = _combine(force_rows, frame_rows)
-            np.negative(force_in_world, out=force_in_world)
-            force_in_pad = _combine(force_in_world, rotation)  # R^T f = sum_j f_j R[j, :]
-            total_force = _sum_by_sample(pose, force_in_pad, poses)
-            touch = pads[0].config.touch
-            if touch == 'normal':
-                signal = force_rows[:1]
-            elif touch == 'normal_force':
-                signal = _combine(frame_rows[0], rotation)
-                signal *= -force_rows[0]
-            elif touch == 'force_vector':
-                signal = force_in_pad
-            else:
-                signal = force_in_world
-            signal_sum = total_force if signal is force_in_pad else \
-                _sum_by_sample(pose, signal, poses)
-            if pads[0].on_surface:
-                # the normal points from the pad: -normal goes into it
-                position = position - on_surface_offset(frame[:, 0, :], distance_m)
-            offset = position.T - np.take(pad_position.reshape(poses, 3).T, pose, axis=1)
-            points_in_pad = _combine(offset, rotation).T
-            if not np.isfinite(points_in_pad).all():
-                raise SimulationError('contact positions or the pad pose are not finite')
-            extra = None
+            spread = np.hstack((signal, extra)) if slip else signal
+            spread_width = spread.shape[1]
+            values = np.zeros((int(heights.sum()), spread_width))
+            for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
+                pad._nearest(points_in_pad[a:b], spread[a:b],
+                             values[row:row + height].reshape(samples, -1, spread_width),
+                             index[a:b])
             if slip:
-                assert velocity is not None
-                velocity_rows = velocity.T
-                # the tangential part: along tangent1 and tangent2
-                tangential = frame_rows[1] * velocity_rows[1]
-                tangential += frame_rows[2] * velocity_rows[2]
-                # normal force x tangential velocity in the pad (3), normal force
-                extra = np.vstack((_combine(tangential, rotation) * force_rows[0],
-                                   force_rows[:1])).T
-            signal = signal.T
-            # Each sample of each pad has its own N rows of the output.
-            base = np.repeat(first_rows, number)
-            base += index * np.repeat(self._taxels, number)
-            if self._tables is not None:
-                values, slip_sums = self._spread(points_in_pad, signal, base, number, firsts,
-                                                 int(heights.sum()), extra)
-            else:
-                if extra is not None:
-                    signal = np.hstack((signal, extra))
-                spread_width = signal.shape[1]
-                values = np.zeros((int(heights.sum()), spread_width))
-                for pad, a, b, row, height in zip(pads, firsts, ends, first_rows, heights):
-                    pad._nearest(points_in_pad[a:b], signal[a:b],
-                                 values[row:row + height].reshape(samples, -1, spread_width),
-                                 index[a:b])
-                if extra is not None:
-                    slip_sums = (slice(None), values[:, width:])
-                    values = np.ascontiguousarray(values[:, :width])
-        if slip:
-            assert slip_sums is not None
-            slip_values = self._slip_output(values.shape[0], *slip_sums)
+                slip_values = np.empty((values.shape[0], 3))
+                _slip(values[:, width:], slice(None), slip_values)
+                values = np.ascontiguousarray(values[:, :width])
+        if output is not None:
+            values, slip_values = output.values, output.slip
         results = []
         for p, pad in enumerate(pads):
             pad_values = values[first_rows[p]:first_rows[p] + heights[p]].reshape(
@@ -197,6 +175,8 @@ class _PadBlocks:
                 pad.slip = slip_values[first_rows[p]:first_rows[p] + heights[p]].reshape(
                     samples, -1, 3)
             pad.total_force_in_pad = total_force[p * samples:(p + 1) * samples]
+            if not pad.noise.is_identity and output is not None:
+                output.dirty = True  # noise on every taxel: the next block zeroes them all
             if pad.to_geom is not None:
                 pad.noise.apply(pad.in_force_frame(pad_values), out=pad_values)
                 pad.value_sum = pad_values.sum(axis=1)
@@ -209,115 +189,108 @@ class _PadBlocks:
             results.append(pad_values)
         return tuple(results)
 
-    def _slip_output(self, height: int, rows: Any, summed: np.ndarray) -> np.ndarray:
-        """Return (height, 3) the block's slip: ``_slip`` of the sums at ``rows``, 0 elsewhere.
+    def _output_of(self, samples: int, slip: bool) -> _Output:
+        """Return the spread's output buffers for ``samples`` samples (kept, or grown)."""
+        output = self._output
+        if output is None or output.samples < samples:
+            output = self._output = _Output(samples, self._taxels, self.pads[0].width, slip)
+        elif output.dirty:
+            output.values.fill(0.0)
+            output.dirty = False
+        return output
 
-        One buffer serves every block (the rows the last one set are zeroed): a new
-        array's pages would each fault on first touch, one sample after another.
-        """
-        buffer = self._slip_buffer
-        if buffer.shape[0] != height:
-            buffer = self._slip_buffer = np.zeros((height, 3))
-        else:
-            for component in range(3):
-                buffer[:, component][self._slip_rows] = 0.0
-        _slip(summed, rows, buffer)
-        self._slip_rows = rows
-        return buffer
-
-    def _spread(self, points_in_pad: np.ndarray, signal: np.ndarray, base: np.ndarray,
-                number: np.ndarray, firsts: np.ndarray, height: int,
-                extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-        """Return (height, width): each contact's signal shared by the taxels in range, linearly.
+    def _spread(self, output: _Output, points_in_pad: np.ndarray, signal: np.ndarray,
+                base: np.ndarray, number: np.ndarray, firsts: np.ndarray,
+                extra: np.ndarray) -> None:
+        """Set ``output``: each contact's signal shared by the taxels in range, linearly.
 
         With ``extra`` (K, 4) (normal force x tangential velocity, normal force),
-        also return the rows touched and (R, 4) ``extra`` shared over them with
-        the same weights (not over every row: a dense sum would pass over every
-        taxel of every sample); else None.
+        also its slip: ``extra`` shared with the same weights, divided per taxel.
 
         One sample (``compute``, a node's tick) takes the padded candidate
         table (``_spread_padded``): few numpy calls for its few contacts. A
-        block takes each contact's candidates unpadded: a cell lists 17
-        taxels on average but up to 48 where faces meet, and with thousands of
-        contacts the work per candidate outweighs the calls. Both give the
-        same values to rounding.
+        block takes each contact's candidates unpadded, in a compiled loop
+        (``spread_kernel``): a cell lists 17 taxels on average but up to 48
+        where faces meet. Both give the same values to rounding.
 
         Args:
+            output: the buffers to write (the last block's rows not written again are zeroed).
             points_in_pad: (K, 3) contact points in their pad's frame, m.
             signal: (K, width) what each contact spreads.
             base: (K,) the output row of taxel 0 of each contact's pad and sample.
             number: (P,) contacts of each pad, given pad after pad.
             firsts: (P,) the first contact of each pad.
-            height: rows of the output.
-            extra: (K, 4) what each contact spreads for the slip, or None.
+            extra: (K, 4) what each contact spreads for the slip, or (0, 4).
         """
         tables = self._tables
         assert tables is not None
-        rows = np.empty(points_in_pad.shape[0], dtype=np.int64)
-        # Offsets from the cell centres, in spread radii (the unit of the tables).
-        offset = np.empty_like(points_in_pad)
-        for p, pad in enumerate(self.pads):
-            if number[p]:
-                part = slice(firsts[p], firsts[p] + number[p])
-                local, offset_m = pad._grid.lookup(points_in_pad[part])
-                np.add(local, tables.row_base[p], out=rows[part])
-                np.multiply(offset_m, 1.0 / pad.spread_radius_m, out=offset[part])
-        starts = tables.starts[rows]
-        candidates = tables.starts[rows + 1] - starts
-        bounds = np.zeros(rows.size + 1, dtype=np.int64)
-        np.cumsum(candidates, out=bounds[1:])
-        terms = int(bounds[-1])
-        # Contact k's candidates are entries starts[k]:starts[k] + candidates[k] of the table.
-        entry = np.repeat(starts - bounds[:-1], candidates)
-        if self._counting.size < terms:
-            self._counting = np.arange(2 * terms)
-        entry += self._counting[:terms]
-        # |t - q|^2 = (x, y, z, |t|^2, 1) . (-2 q, 1, |q|^2), t and q from the cell centre.
-        coefficients = np.empty((5, rows.size))
-        np.multiply(offset.T, -2.0, out=coefficients[:3])
-        coefficients[3] = 1.0
-        np.einsum('ik,ik->k', offset.T, offset.T, out=coefficients[4])
-        # One zero after the weights, so each contact's sum below ends in range.
-        weights = np.empty(terms + 1)
-        weights[terms] = 0.0
-        weight = weights[:terms]
-        np.einsum('at,at->t', np.take(tables.geometry, entry, axis=1),
-                  np.repeat(coefficients, candidates, axis=1), out=weight)
-        # 1 - distance / radius, at least 0.
-        np.maximum(weight, 0.0, out=weight)
-        np.sqrt(weight, out=weight)
-        np.subtract(1.0, weight, out=weight)
-        np.maximum(weight, 0.0, out=weight)
-        total = np.add.reduceat(weights, bounds[:-1])
-        total[candidates == 0] = 0.0
-        alone = total <= 0.0
-        any_alone = alone.any()
-        if any_alone:
-            total[alone] = 1.0
-        index_type = np.int32 if max(height, terms) < 2 ** 31 else np.int64
-        row = np.take(tables.taxel, entry).astype(index_type, copy=False)
-        row += np.repeat(base.astype(index_type), candidates)
-        values = _scatter_add(row, bounds.astype(index_type), weight, signal / total[:, None],
-                              height)
-        if extra is not None:
-            # Each term's share of its contact's extra.
-            shares = np.repeat(extra / total[:, None], candidates, axis=0)
-            shares *= weight[:, None]
-        if any_alone:
-            # No taxel in range: fall back to the nearest one, so no force is lost.
+        alone = np.zeros(base.size, np.uint8)
+        forced = np.full(base.size, -1, np.int64)
+        grids = self._grids
+        output.next_block()
+        # Each contact writes at most a table row's candidates (or its one nearest taxel).
+        rows = min(output.values.shape[0], base.size * self._weights.size)
+        if output.touched.size < rows:
+            output.touched = np.empty(rows, np.int64)
+        output.count = SPREAD_BLOCK(
+            number, points_in_pad, signal, extra, base, forced, *grids, tables.starts,
+            self._taxel, self._geometry, output.values, output.sums, output.slip,
+            output.marks, output.epoch, output.previous, output.count, output.touched, 0,
+            alone, self._weights)
+        lost = np.flatnonzero(alone)
+        if lost.size:
+            # No taxel in range: the nearest one takes it all, so no force is lost.
             for p, pad in enumerate(self.pads):
-                part = slice(firsts[p], firsts[p] + number[p])
-                lost = np.flatnonzero(alone[part]) + firsts[p]
-                if lost.size:
-                    _, nearest = pad._taxel_tree.query(points_in_pad[lost])
-                    np.add.at(values, base[lost] + nearest, signal[lost])
-                    if extra is not None:
-                        row = np.concatenate((row, (base[lost] + nearest).astype(row.dtype)))
-                        shares = np.concatenate((shares, extra[lost]))
-        if extra is None:
-            return values, None
-        touched, inverse = np.unique(row, return_inverse=True)
-        summed = np.empty((touched.size, 4))
-        for column in range(4):
-            summed[:, column] = np.bincount(inverse, shares[:, column], minlength=touched.size)
-        return values, (touched, summed)
+                mine = lost[(lost >= firsts[p]) & (lost < firsts[p] + number[p])]
+                if mine.size:
+                    forced[mine] = pad._taxel_tree.query(points_in_pad[mine])[1]
+            output.count = SPREAD_BLOCK(
+                np.bincount(np.searchsorted(firsts + number, lost, side='right'),
+                            minlength=number.size),
+                points_in_pad[lost], signal[lost], extra[lost] if extra.size else extra,
+                base[lost], forced[lost], *grids, tables.starts, self._taxel, self._geometry,
+                output.values, output.sums, output.slip, output.marks, output.epoch,
+                output.previous, 0, output.touched, output.count, alone[lost], self._weights)
+
+
+class _Output:
+    """A group's spread output, kept from block to block: only written rows are zeroed.
+
+    A new array per block costs a zero fill (or a page fault per 4 kB of fresh
+    memory) over every taxel of every sample; the kernel lists the rows each
+    block writes instead, and zeroes those of the last block it did not write.
+    Pad p's values of S samples are rows ``first_rows[p]`` on.
+
+    Attributes:
+        samples: the samples it holds at most.
+        first_rows: (P,) each pad's first row.
+        values: (H, width) the values; sums (H, 4) and slip (H, 3) with slip on,
+            else (0, 4) and (0, 3).
+        marks: (H,) per row the ``epoch`` of the block that last wrote it.
+        touched: the rows this block wrote, ``count`` of them (``previous``: the
+            last block's).
+        dirty: noise wrote every row: zero them all before the next block.
+    """
+
+    def __init__(self, samples: int, taxels: np.ndarray, width: int, slip: bool) -> None:
+        heights = samples * taxels
+        height = int(heights.sum())
+        self.samples = samples
+        self.first_rows = np.cumsum(heights) - heights
+        self.values = np.zeros((height, width))
+        self.sums = np.zeros((height if slip else 0, 4))
+        self.slip = np.zeros((height if slip else 0, 3))
+        self.marks = np.zeros(height, np.uint8)
+        self.epoch = 0
+        self.touched = np.empty(0, np.int64)  # grown to what a block may write
+        self.previous = np.empty(0, np.int64)
+        self.count = 0
+        self.dirty = False
+
+    def next_block(self) -> None:
+        """Start a block: a new epoch, the rows written so far the previous ones."""
+        self.previous, self.touched = self.touched, self.previous
+        if self.epoch == 255:  # a byte's epochs are used up: no row is marked any more
+            self.marks.fill(0)
+            self.epoch = 0
+        self.epoch += 1

@@ -281,11 +281,13 @@ class TactilePad:
 
         Returns:
             (S, N, width) values per sample and taxel, noise applied in sample
-            order (a new array); ``total_force_in_pad`` becomes (S, 3),
-            ``value_sum`` (S, width) the sum of each sample's values over the
-            taxels, ``contact_count`` the contacts of the block, and ``slip``
-            (S, N, 3) with ``slip`` on (a view of the group's buffer, which its
-            next block overwrites).
+            order; ``total_force_in_pad`` becomes (S, 3), ``value_sum`` (S,
+            width) the sum of each sample's values over the taxels,
+            ``contact_count`` the contacts of the block, and ``slip`` (S, N, 3)
+            with ``slip`` on. With ``spread_linear`` the values and the slip are
+            views of the group's buffers, which its next block overwrites (copy
+            what is kept): a new array per block would cost a pass over every
+            taxel of every sample.
 
         Raises:
             SimulationError: a contact position or a pad pose is not finite.

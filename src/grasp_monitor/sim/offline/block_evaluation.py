@@ -155,7 +155,7 @@ class BlockEvaluation:
         # One monitor sample every steps_per_monitor_sample steps of the run.
         ticks = np.flatnonzero(
             (first_step + np.arange(1, record.shape[0] + 1)) % self.steps_per_monitor_sample == 0)
-        every = np.stack([_norm(pad.value_sum) for pad in self.arrays.pads], axis=1)
+        every = _norms([pad.value_sum for pad in self.arrays.pads])
         np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
         at_ticks = record[ticks]
         totals = layout.strongest_object_contacts(at_ticks) if self.config.contacts \
@@ -163,14 +163,15 @@ class BlockEvaluation:
         speed = layout.object_speed(at_ticks)
         distance = layout.pad_distances(at_ticks)
         stamps = state_time_s[ticks] + self.sim.timestep_s
-        update = self.monitor.update
+        update, carry_on = self.monitor.update, Command.CONTINUE
         for index, sample in enumerate(GraspSample.trusted_series(
                 stamps, totals >= self.config.contact_force_n, speed, distance,
                 self.monitor.config.palm_index)):
             result = update(sample)
             if result.records:
                 self.events.extend(result.records)
-            if self._acts(result.command):
+            # the usual CONTINUE: no call to ask whether it acts
+            if result.command is not carry_on and self._acts(result.command):
                 command_step = first_step + int(ticks[index]) + 1
                 if stop_at_command and ticks[index] < record.shape[0] - 1:
                     return command_step
@@ -247,6 +248,10 @@ class BlockEvaluation:
             self.sim.stop_force_test()
         return records
 
+    def may_act(self) -> bool:
+        """Whether a command of the monitor may change the physics (``_acts``) at all."""
+        return self.config.force_test is not None
+
     def _acts(self, command: Command) -> bool:
         """Whether ``command`` changes the physics: starts or stops the force test."""
         if command is Command.ACTIVATE:
@@ -270,8 +275,11 @@ def _as_cloud(values: np.ndarray) -> np.ndarray:
     return np.asarray(values, np.float32).astype(float)
 
 
-def _norm(value_sum: np.ndarray) -> np.ndarray:
-    """Return (S,) the magnitude of each sample's summed taxel values (S, width), N."""
-    if value_sum.shape[1] == 1:
-        return np.abs(value_sum[:, 0])
-    return np.sqrt(np.einsum('si,si->s', value_sum, value_sum))
+def _norms(value_sums: list[np.ndarray]) -> np.ndarray:
+    """Return (S, pads) the magnitude of each pad's summed taxel values (S, width), N."""
+    if all(value_sum.shape[1] == 3 for value_sum in value_sums):
+        both = np.stack(value_sums, axis=1)  # one pass for every pad
+        return np.sqrt(np.einsum('spi,spi->sp', both, both))
+    return np.stack([np.abs(value_sum[:, 0]) if value_sum.shape[1] == 1 else
+                     np.sqrt(np.einsum('si,si->s', value_sum, value_sum))
+                     for value_sum in value_sums], axis=1)

@@ -64,7 +64,8 @@ class BlockStepper:
         if not (0 < count <= self.block_steps and count % per_tick == 0):
             raise ConfigError(f'count must be whole ticks of {per_tick} steps, at most '
                               f'{self.block_steps}, got {count}')
-        saved = self._checkpoint() if count > per_tick else None
+        # Without a force test no command changes the physics: nothing to step again.
+        saved = self._checkpoint() if count > per_tick and self.evaluation.may_act() else None
         first_step = self.steps
         command_step = self._step_and_evaluate(count, stop_at_command=saved is not None)
         if command_step is None or command_step >= first_step + count:
