@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+from grasp_monitor.core.monitor.incipient_slip import CUES
 import pytest
 
 
@@ -49,24 +50,50 @@ def test_quick_and_trials_are_exclusive():
     assert done.returncode == 2 and 'not allowed with argument' in done.stderr
 
 
-@pytest.mark.parametrize('contacts, message', [
-    ('contacts', "incipient_slip reads the pads' tactile clouds: set contacts to \"\" "
-     "(taxels), not 'contacts', or leave it out of events"),
-    ('', 'the offline run does not give incipient_slip its tactile signals'),
-])
-def test_run_refuses_an_incipient_slip_it_could_not_feed(tmp_path, contacts, message):
+def slip_params(tmp_path, contacts):
+    """pick_lift's parameter file with incipient_slip in the monitor's events."""
     from grasp_monitor.app.scenario_config import default_params_file
     text = default_params_file('pick_lift').read_text()
     text = text.replace(
         'events: [contact, contact_timeout, flying_apart, slip_out, grasp, stop_external_force]',
-        'events: [contact, incipient_slip]\n    contacts: "' + contacts + '"')
+        'events: [contact, grasp, stop_external_force, incipient_slip]\n'
+        '    contacts: "' + contacts + '"')
     if not contacts:
         text = text.replace('grasp_metrics:\n  ros__parameters:\n',
                             'grasp_metrics:\n  ros__parameters:\n    contacts: ""\n')
     params = tmp_path / 'slip.yaml'
     params.write_text(text)
-    done = subprocess.run([sys.executable, '-m', 'grasp_monitor.cli', 'run', '--params-file',
-                           params, '--output', tmp_path / 'run.json'],
+    return params
+
+
+def run(params, output, *args):
+    return subprocess.run([sys.executable, '-m', 'grasp_monitor.cli', 'run', '--params-file',
+                           params, '--output', output, *args],
                           capture_output=True, text=True, timeout=120)
+
+
+def test_run_refuses_an_incipient_slip_on_contacts(tmp_path):
+    done = run(slip_params(tmp_path, 'contacts'), tmp_path / 'run.json')
     assert done.returncode == 2
-    assert message in done.stderr
+    assert ("incipient_slip reads the pads' tactile clouds: set contacts to \"\" (taxels), "
+            "not 'contacts', or leave it out of events") in done.stderr
+
+
+def test_run_fires_incipient_slip_from_the_taxels_before_a_heavy_object_drops(tmp_path):
+    # 1.2 kg at friction 0.4 on pick_lift's 10 N grip: the lift loses it (its centre ends
+    # on the table, 0.425 m); the event comes from the pads' clouds as the node reads them
+    done = run(slip_params(tmp_path, ''), tmp_path / 'run.json',
+               '--param', 'object_mass_kg=1.2', '--set', 'friction=0.4')
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / 'run.json').read_text())
+    events = {e['type']: e for e in result['events']}
+    slip = events['incipient_slip']
+    assert float(events['grasp']['time_s']) < float(slip['time_s'])
+    assert slip['pad'] in ('finger_left', 'finger_right') and slip['cue'] in CUES
+    assert result['final_objects']['object']['position_m'][2] < 0.43
+    # the default object stays held, and no warning comes
+    done = run(slip_params(tmp_path, ''), tmp_path / 'held.json')
+    assert done.returncode == 0, done.stderr
+    held = json.loads((tmp_path / 'held.json').read_text())
+    assert 'incipient_slip' not in {e['type'] for e in held['events']}
+    assert held['final_objects']['object']['position_m'][2] > 0.475

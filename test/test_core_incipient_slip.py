@@ -57,7 +57,7 @@ def test_fires_when_a_pad_uses_the_share_of_its_friction_cone():
              for i, s in enumerate((1.0, 2.0, 3.0, 3.9, 4.0, 4.5))]
     assert fired == [False] * 4 + [True, False]
     event = grasp.events['incipient_slip']
-    assert event.details['cue'] == 'friction' and event.details['pad'] == 0
+    assert event.details['cue'] == 'friction' and event.details['pad'] == 'left'
     assert event.details['friction_share'] == pytest.approx(0.8)
 
 
@@ -128,10 +128,20 @@ def test_inputs_give_the_pads_signals_from_their_taxels():
     (due,) = inputs.due()
     assert due.pad_signals.shape == (2, 5)
     assert due.pad_signals[0, :4] == pytest.approx([4.0, 0.5, 0.0, 0.0])
+    assert np.isnan(due.pad_signals[:, 4]).all()  # no slip channel in these clouds
+    # a cloud with the slip channel: its force-weighted sliding speed joins the signals
+    slip = np.zeros((4, 3))
+    slip[:, 0] = [0.004, 0.0, 0.0, 0.0]  # along x, tangential to a y-normal pad
+    inputs.update_pad('left', forces, 0.02, POSITIONS, slip)
+    inputs.update_pad('right', forces, 0.02, POSITIONS)
+    inputs.update_joints(('f',), [0.0], 0.02)
+    (due,) = inputs.due()
+    assert due.pad_signals[0, 4] == pytest.approx(0.001)  # a quarter of the force slides
+    assert np.isnan(due.pad_signals[1, 4])
     assert due.in_contact.tolist() == [True, True]
     # a cloud without positions (an older publisher): no signals, contacts as before
-    inputs.update_pad('left', forces, 0.02)
-    inputs.update_pad('right', forces, 0.02)
-    inputs.update_joints(('f',), [0.0], 0.02)
+    inputs.update_pad('left', forces, 0.03)
+    inputs.update_pad('right', forces, 0.03)
+    inputs.update_joints(('f',), [0.0], 0.03)
     (due,) = inputs.due()
     assert due.pad_signals.size == 0 and due.in_contact.tolist() == [True, True]

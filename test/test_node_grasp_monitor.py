@@ -227,5 +227,5 @@ def test_incipient_slip_from_the_tactile_clouds_alone(ros, tmp_path):
     assert wait_for(lambda: 'incipient_slip' in kinds(events)), kinds(events)
     values = {kv.key: kv.value for kv in next(
         e for e in events if e.name == 'incipient_slip').values}
-    assert values['cue'] == 'friction' and values['pad'] == '1'
+    assert values['cue'] == 'friction' and values['pad'] == 'finger_right'
     assert float(values['friction_share']) == pytest.approx(0.997, abs=1e-6)

@@ -58,3 +58,10 @@ def test_truth_needs_the_contact_velocities():
     pipeline = OfflinePipeline(build_scene('pick_lift'))
     with pytest.raises(ConfigError, match="turn a pad's slip setting on"):
         contact_slip_speed(pipeline.evaluation.layout, pipeline.stepper.record[:1])
+
+
+def test_the_offline_runs_own_monitor_fires_incipient_slip_on_the_pull_alone(runs):
+    # the pipeline's monitor, as `grasp-monitor run` runs it, samples from the trial's
+    # start; it fires where slip-eval's monitor (from the hold on) does, and not on a hold
+    assert math.isnan(runs[False]['pipeline_event_s'])
+    assert runs[True]['pipeline_event_s'] == runs[True]['event_s']

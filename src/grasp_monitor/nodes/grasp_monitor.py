@@ -161,7 +161,10 @@ class GraspMonitorNode(Node):
                            lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
             self.streams.heard(f'tactile/{pad}', wall_now_s())
-            self.inputs.update_pad(pad, cloud[1], cloud[2], cloud[0])
+            # a cloud that read as one has a valid slip layout, if any
+            slip = conversions.tactile_slip_from_msg(msg) if self.inputs.config.slip_signals \
+                else None
+            self.inputs.update_pad(pad, cloud[1], cloud[2], cloud[0], slip)
             self._evaluate()
 
     def _contacts_in(self, contacts) -> None:

@@ -14,7 +14,6 @@ import dataclasses
 import math
 from typing import Any, Mapping
 
-from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.metrics import MetricsConfig
 from grasp_monitor.core.monitor import MonitorConfig
@@ -121,15 +120,8 @@ def run_scenario(
         real_time_factor: pacing; 0 runs as fast as possible.
         setup: pipeline, pads, monitor, metrics and drive (default: ``OfflineSetup()``).
         **params: scenario parameters.
-
-    Raises:
-        ConfigError: the monitor runs incipient_slip (it would never fire here).
     """
     setup = setup if setup is not None else OfflineSetup()
-    if setup.monitor is not None and 'incipient_slip' in setup.monitor.events:
-        raise ConfigError('the offline run does not give incipient_slip its tactile signals: '
-                          'leave it out of grasp_monitor.events (grasp-monitor slip-eval '
-                          'scores it offline; the grasp_monitor node runs it on tactile clouds)')
     scene = build_scene(name, settings, **params)
     pipeline = OfflinePipeline(
         scene, setup.pipeline, setup.pads, setup.monitor,

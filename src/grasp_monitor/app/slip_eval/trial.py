@@ -4,7 +4,7 @@ The trial is a pick_lift configuration (``config/pick_lift.yaml`` with the trial
 values, read as ``grasp-monitor run`` and ``batch`` read it) run by the offline
 pipeline, block by block. From each block's recorded rows and tactile arrays, at
 every monitor sample (tick) after the grasp is established: the pads' slip
-signals (``core.monitor.pad_slip_signals``, from the taxels alone, as a hardware
+signals (``block_evaluation.cloud_slip_signals``, from the taxels alone, as a hardware
 array gives them, or with the slip channel), fed as samples to a ``GraspMonitor``
 running ``incipient_slip``, and the ground truth (``sim.slip_truth``).
 """
@@ -17,8 +17,7 @@ from typing import Any, Callable, Optional
 from grasp_monitor.app.slip_eval.family import DIRECTIONS, HOLD_S, PULL_S, RAMP_RAD_PER_S, \
     SCRIPT, SlipTrial
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.monitor import GraspMonitor, GraspSample, MonitorConfig, \
-    pad_slip_signals
+from grasp_monitor.core.monitor import GraspMonitor, GraspSample, MonitorConfig
 from grasp_monitor.core.monitor.incipient_slip import SlipScore
 import numpy as np
 
@@ -68,11 +67,14 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         ``slip_speed`` (T,) the fastest relative tangential speed at a pad contact,
         m/s; ``drift_m`` (T,) the object's displacement relative to the pads since
         the grasp, m; ``event_s`` when incipient_slip fired (NaN: never); ``friction``
-        the trial's friction coefficient (the detector's cone assumes it).
+        the trial's friction coefficient (the detector's cone assumes it);
+        ``pipeline_event_s`` when the pipeline's own monitor fired it, from the trial's
+        start (NaN: never).
     """
     from grasp_monitor.app.batch.names import split
     from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
     from grasp_monitor.sim.offline import OfflinePipeline
+    from grasp_monitor.sim.offline.block_evaluation import as_cloud, cloud_slip_signals
     from grasp_monitor.sim.scenes import build_scene
     from grasp_monitor.sim.slip_truth import contact_slip_speed, drift_m, object_in_pad
     trial, detector = item
@@ -83,17 +85,19 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
                              DIRECTIONS[trial.direction])
     pipeline_config = dataclasses.replace(setup.pipeline, force_test=pull, force_start_s=PULL_S)
     monitor_config: MonitorConfig = setup.monitor
-    # the pipeline's own monitor only counts contacts: it commands nothing, so no block
-    # is stepped twice and the recorded rows are the run's
+    # the pipeline's own monitor counts contacts and runs incipient_slip as
+    # `grasp-monitor run` does (its time is the result's pipeline_event_s): neither
+    # commands, so no block is stepped twice and the recorded rows are the run's
     pipeline = OfflinePipeline(
         build_scene('pick_lift', settings, **params), pipeline_config, setup.pads,
-        dataclasses.replace(monitor_config, events=('contact',)), setup.drive)
+        dataclasses.replace(monitor_config, events=('contact', 'incipient_slip')),
+        setup.drive)
     monitor = GraspMonitor(monitor_config)
     # the same cues, unscaled (every threshold 1), and scored after the event fired too
     scorer = SlipScore(monitor_config.slip_friction, 1.0, 1.0, 1.0, 1.0,
                        monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s)
     layout = pipeline.evaluation.layout
-    positions = [pad.positions_in_pad for pad in pipeline.arrays.pads]
+    positions = [as_cloud(pad.positions_in_pad) for pad in pipeline.arrays.pads]
     axis = monitor_config.slip_normal_axis
     per_sample = pipeline.steps_per_monitor_sample
     ticks: dict[str, list[np.ndarray]] = {'time_s': [], 'cues': [], 'slip_speed': [],
@@ -111,9 +115,8 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         rows, stamps = rows[stamps >= HOLD_S - 1e-9], stamps[stamps >= HOLD_S - 1e-9]
         if not rows.size:
             continue
-        signals = np.stack([pad_slip_signals(positions[p], pipeline.values[p][rows], axis,
-                                             pad.slip[rows])
-                            for p, pad in enumerate(pipeline.arrays.pads)], axis=1)
+        signals = cloud_slip_signals(pipeline.arrays.pads, positions, pipeline.values, rows,
+                                     axis)
         # (T, pads, 5); the monitor sees the slip channel only where the detector has it
         seen = signals.copy()
         if not detector.slip_channel:
@@ -131,4 +134,6 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
     return {'time_s': np.concatenate(ticks['time_s']), 'cues': np.array(ticks['cues']),
             'slip_speed': np.concatenate(ticks['slip_speed']),
             'drift_m': drift_m(position, 0), 'event_s': event_s, 'friction': trial.friction,
-            'diverged': pipeline.sim.diverged}
+            'diverged': pipeline.sim.diverged,
+            'pipeline_event_s': next((r.time_s for r in pipeline.evaluation.events
+                                      if r.kind == 'incipient_slip'), np.nan)}

@@ -148,7 +148,8 @@ class MonitorConfig:
                 self.min_grasp_bodies, self.grasp_count_palm),
             'incipient_slip': lambda: IncipientSlipEvent(
                 self.slip_friction, self.slip_ratio, self.slip_cop_speed, self.slip_vibration,
-                self.slip_speed, self.slip_min_force_n, self.slip_high_pass_s),
+                self.slip_speed, self.slip_min_force_n, self.slip_high_pass_s,
+                body_names=bodies),
             'stop_external_force': lambda: StopExternalForceEvent(self.force_test_s),
         }
         # Sorted, so a prerequisite is always added before the events that need it.

@@ -109,6 +109,7 @@ class IncipientSlipEvent(MonitorEvent):
 
     Args:
         *args, **kwargs: the ``SlipScore``'s.
+        body_names: names of the B robot bodies, for the record's ``pad`` (empty: indices).
 
     Attributes:
         score: the latest sample's score (0 with no pad loaded).
@@ -116,8 +117,10 @@ class IncipientSlipEvent(MonitorEvent):
 
     name = 'incipient_slip'
 
-    def __init__(self, *args: float, **kwargs: float) -> None:
+    def __init__(self, *args: float, body_names: tuple[str, ...] = (),
+                 **kwargs: float) -> None:
         self.scorer = SlipScore(*args, **kwargs)
+        self.body_names = tuple(body_names)
         super().__init__()
 
     def reset(self) -> None:
@@ -142,7 +145,8 @@ class IncipientSlipEvent(MonitorEvent):
         self.score = float(per_pad[pad])
         if self.score >= 1.0:
             normal = float(signals[pad, 0])
-            self._fire(state, pad=pad, cue=CUES[int(cues[pad].argmax())], score=self.score,
+            name = self.body_names[pad] if self.body_names else pad
+            self._fire(state, pad=name, cue=CUES[int(cues[pad].argmax())], score=self.score,
                        friction_share=float(signals[pad, 1]) / (self.scorer.friction * normal),
                        normal_force_n=normal)
         return Command.CONTINUE

@@ -124,11 +124,13 @@ class MonitorInputs:
         return tuple(names[i] for i in self.grid.silent())
 
     def update_pad(self, pad: str, forces_n: npt.ArrayLike, time_s: float,
-                   positions_m: npt.ArrayLike | None = None) -> None:
+                   positions_m: npt.ArrayLike | None = None,
+                   slip_m_per_s: npt.ArrayLike | None = None) -> None:
         """Take a pad's taxel forces (N, 3) N (or (N,) normal forces) read at ``time_s``.
 
         With ``slip_signals``, ``positions_m`` are the taxels' (N, 3) positions in the pad
-        frame, m, for the pad's slip signals (None: the sample has none).
+        frame, m, for the pad's slip signals (None: the sample has none), and
+        ``slip_m_per_s`` the taxels' (N, 3) slip, m/s, where the sensor has a slip channel.
 
         Raises:
             ConfigError: an unknown pad.
@@ -143,7 +145,7 @@ class MonitorInputs:
         if self.config.slip_signals and positions_m is not None:
             # the total first, then the pad's slip signals
             signals = pad_slip_signals(positions_m, forces.reshape(len(forces), -1),
-                                       self.config.normal_axis)
+                                       self.config.normal_axis, slip_m_per_s)
             self.grid.add(index, time_s, np.concatenate(([total], signals)))
         else:
             self.grid.add(index, time_s, float(total))

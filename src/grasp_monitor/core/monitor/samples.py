@@ -113,7 +113,8 @@ class GraspSample:
     def trusted_series(cls, time_s: np.ndarray, in_contact: np.ndarray,
                        object_speed_m_per_s: np.ndarray,
                        distances_from_base_m: np.ndarray,
-                       palm_index: int = -1) -> list['GraspSample']:
+                       palm_index: int = -1,
+                       pad_signals: np.ndarray | None = None) -> list['GraspSample']:
         """Return T samples from arrays, unchecked: row t of each array is sample t.
 
         Only for values a caller computes itself from a simulation (the
@@ -127,6 +128,7 @@ class GraspSample:
             object_speed_m_per_s: (T,) the object's speed, m/s.
             distances_from_base_m: (T, B) each body's distance from the base, m.
             palm_index: which of the B bodies is the palm; -1 when there is none.
+            pad_signals: (T, B, 5) each body's tactile slip signals (None: none).
         """
         in_contact = np.array(in_contact, dtype=bool)
         distances = np.array(distances_from_base_m, dtype=float)
@@ -146,6 +148,11 @@ class GraspSample:
             sample.__dict__.update(zip(_TRUSTED_KEYS, values), palm_index=palm_index,
                                    **_TRUSTED_DEFAULTS)
             samples.append(sample)
+        if pad_signals is not None:
+            signals = np.array(pad_signals, dtype=float)
+            signals.setflags(write=False)
+            for sample, row in zip(samples, signals):
+                sample.__dict__['pad_signals'] = row
         return samples
 
 

@@ -8,10 +8,12 @@ pads' contacts with the object (a pad touches when one of them reaches
 ``contact_force_n``, as the monitor node reads ``contacts``) or, without
 ``contacts``, from the tactile arrays (when the norm of its summed taxel forces
 reaches it, as the monitor node reads tactile clouds), the object's speed and
-the pads' distances from the base; the metrics' samples likewise from the
-contacts with the object or from the taxels. Samples are stamped with the time
-after their step, as the ROS graph stamps them; the energy metric keeps the
-benchmark's stamps (the state's own time).
+the pads' distances from the base, and, for ``incipient_slip``, each pad's slip
+signals from its taxels as a tactile cloud carries them (float32, the slip channel
+where the pad has one), as the monitor node computes them from the clouds; the
+metrics' samples likewise from the contacts with the object or from the taxels.
+Samples are stamped with the time after their step, as the ROS graph stamps them;
+the energy metric keeps the benchmark's stamps (the state's own time).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from grasp_monitor.core.energy import EnergyTracker
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.core.metrics.criteria import CriteriaReport
-from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, GraspSample
+from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, GraspSample, \
+    pad_slip_signals
 from grasp_monitor.core.quality import GraspQuality
 from grasp_monitor.core.tactile import PadGroup
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
@@ -88,7 +91,7 @@ class BlockEvaluation:
                                   f'be one of {", ".join(PAD_FRAME_TOUCH_FUNCTIONS)}')
             # as a tactile cloud carries them: float32
             self._taxels_in_pad = [
-                _as_cloud(arrays.pads[i].positions_in_pad) for i in self._metrics_pads]
+                as_cloud(arrays.pads[i].positions_in_pad) for i in self._metrics_pads]
             self.steps_per_sample = max(1, round(metrics.sample_period_s / sim.timestep_s))
         self.values: tuple[np.ndarray, ...] = ()
         self.events: list[EventRecord] = []
@@ -96,6 +99,9 @@ class BlockEvaluation:
         self.contact_overflows = 0
         self.qualities: list[tuple[float, GraspQuality]] = []
         self._grasped = False
+        # the pads' taxel positions as clouds carry them, where incipient_slip needs them
+        self._slip_positions = [as_cloud(pad.positions_in_pad) for pad in arrays.pads] \
+            if 'incipient_slip' in monitor.config.events else None
 
     def state(self) -> tuple:
         """Return what an evaluation that stops at a command changes, for ``restore``.
@@ -166,7 +172,7 @@ class BlockEvaluation:
         update, carry_on = self.monitor.update, Command.CONTINUE
         for index, sample in enumerate(GraspSample.trusted_series(
                 stamps, totals >= self.config.contact_force_n, speed, distance,
-                self.monitor.config.palm_index)):
+                self.monitor.config.palm_index, self._slip_signals(ticks))):
             result = update(sample)
             if result.records:
                 self.events.extend(result.records)
@@ -179,6 +185,13 @@ class BlockEvaluation:
         if self.metrics is not None:
             self._measure(record, state_time_s, first_step, self.events[events_before:])
         return command_step
+
+    def _slip_signals(self, ticks: np.ndarray) -> np.ndarray | None:
+        """Return (T, pads, 5) the pads' slip signals at ``ticks`` (None: not needed)."""
+        if self._slip_positions is None:
+            return None
+        return cloud_slip_signals(self.arrays.pads, self._slip_positions, self.values, ticks,
+                                  self.monitor.config.slip_normal_axis)
 
     def _measure(self, record: np.ndarray, state_time_s: np.ndarray, first_step: int,
                  records: Sequence[EventRecord]) -> None:
@@ -221,7 +234,7 @@ class BlockEvaluation:
             force = self.values[pad][row]
             if force.shape[1] == 1:  # a scalar touch function: the cloud's fz
                 force = np.concatenate([np.zeros((force.shape[0], 2)), force], axis=1)
-            forces.append(_as_cloud(force))
+            forces.append(as_cloud(force))
         return obj, pads, self._taxels_in_pad, forces
 
     def _metrics_event(self, record: EventRecord) -> None:
@@ -270,7 +283,26 @@ class BlockEvaluation:
             self.sim.stop_force_test()
 
 
-def _as_cloud(values: np.ndarray) -> np.ndarray:
+def cloud_slip_signals(pads: Sequence[Any], positions: Sequence[np.ndarray],
+                       values: Sequence[np.ndarray], rows: np.ndarray,
+                       normal_axis: str) -> np.ndarray:
+    """Return (R, pads, 5) each pad's slip signals at a block's ``rows``, from its clouds.
+
+    As the monitor node computes them from ``tactile/<pad>``: float32 forces (a scalar
+    touch function's values as fz) at the taxels' float32 ``positions``, and the slip
+    channel where the pad has one (``pad.slip``, the block's).
+    """
+    signals = []
+    for pad, at, block in zip(pads, positions, values):
+        forces = block[rows]
+        if forces.shape[2] == 1:  # a scalar touch function: the cloud's fz
+            forces = np.concatenate([np.zeros(forces.shape[:2] + (2,)), forces], axis=2)
+        slip = None if pad.slip is None else as_cloud(pad.slip[rows])
+        signals.append(pad_slip_signals(at, as_cloud(forces), normal_axis, slip))
+    return np.stack(signals, axis=1)
+
+
+def as_cloud(values: np.ndarray) -> np.ndarray:
     """Return ``values`` rounded to float32, as a tactile cloud carries them."""
     return np.asarray(values, np.float32).astype(float)
 
