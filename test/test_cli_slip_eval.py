@@ -18,14 +18,20 @@ def test_quick_writes_the_table_and_the_pr_curve(tmp_path):
     assert done.returncode == 0, done.stderr
     table = (tmp_path / 'slip_eval.md').read_text()
     assert table in done.stdout
-    figures, wrong, event = table.split('\n\n')
+    figures, wrong, event, long = table.split('\n\n')
     header, _, forces, channel, assumed = figures.splitlines()
     assert 'tick F1' in header and 'lead median ms' in header
     assert forces.startswith('| forces | friction ') and channel.startswith('| slip channel |')
     assert assumed.startswith('| forces, friction taken as 0.85 |')
     assert wrong.splitlines()[0].startswith('| detector | fp hold | fp before slip |')
     assert event.startswith("The monitor's own incipient_slip event")
+    assert long.startswith('Long holds: 1 of 5 s (0.1 min of grasp') and \
+        'false alarms forces ' in long
     summary = json.loads((tmp_path / 'slip_eval.json').read_text())
+    assert summary['long_holds'] == 1 and summary['long_hold_s'] == 5.0
+    assert summary['long_holds_gross_slip'] == 0
+    minutes = summary['detectors']['forces']['long_holds']['hold_minutes']
+    assert minutes == pytest.approx(5.1 / 60, abs=0.002)  # the hold from the grasp on
     assert summary['trials'] == 8 and summary['diverged'] == 0
     assert summary['tuning_trials'] + summary['held_out_trials'] == 8
     held = summary['detectors']['forces']['held_out']
@@ -38,6 +44,7 @@ def test_quick_writes_the_table_and_the_pr_curve(tmp_path):
     (('--pull', 0.1), '--pull 0.1: must be in [0.5, 60] s'),
     (('--jobs', 0), '--jobs 0: must be >= 1'),
     (('--noslip-iterations', -1), '--noslip-iterations -1: must be in [0, 1000]'),
+    (('--long-holds', -1), '--long-holds -1: must be in [0, 10000]'),
 ])
 def test_bad_values_exit_2_naming_them(args, message):
     done = slip_eval(*args)

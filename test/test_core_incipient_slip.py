@@ -62,7 +62,7 @@ def test_fires_when_a_pad_uses_the_share_of_its_friction_cone():
 
 
 def test_fires_on_a_moving_centre_of_pressure_and_on_vibration():
-    grasp = monitor(slip_cop_speed=0.1)
+    grasp = monitor(slip_cop_speed=0.1, slip_cop_window_s=0.0)  # the speed of each sample
     grasp.update(sample(0.00, 0.0, cop=(0.0, 0.0)))
     grasp.update(sample(0.01, 0.0, cop=(0.0005, 0.0)))  # 5 cm/s
     assert 'incipient_slip' not in grasp.trial.fired
@@ -108,6 +108,20 @@ def test_bad_settings_refused(settings, message):
     with pytest.raises(ConfigError) as error:
         monitor(**settings)
     assert str(error.value) == message
+
+
+def test_a_jittering_centre_of_pressure_averages_out_where_a_drifting_one_warns():
+    # 2 cm/s of threshold; the centre of pressure jumps 1 mm back and forth every 10 ms
+    # (10 cm/s a sample, as between a box's corner contacts), or drifts at 3 cm/s
+    def fired(cops, window_s):
+        grasp = monitor(slip_cop_speed=0.02, slip_cop_window_s=window_s)
+        for i, cop in enumerate(cops):
+            grasp.update(sample(0.01 * i, 0.0, cop=(cop, 0.0)))
+        return 'incipient_slip' in grasp.trial.fired
+    jitter = [0.001 * (i % 2) for i in range(40)]
+    drift = [0.0003 * i for i in range(40)]
+    assert fired(jitter, 0.0) and fired(drift, 0.0)
+    assert not fired(jitter, 0.05) and fired(drift, 0.05)
 
 
 def test_sample_refuses_signals_of_another_shape():

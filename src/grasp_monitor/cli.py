@@ -107,10 +107,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_slip_eval(args: argparse.Namespace) -> int:
-    from grasp_monitor.app.slip_eval.run import check_args, QUICK_TRIALS, slip_eval
+    from grasp_monitor.app.slip_eval.run import (
+        check_args, QUICK_HOLD_S, QUICK_LONG_HOLDS, QUICK_TRIALS, slip_eval)
+    from grasp_monitor.app.slip_eval.family import LONG_HOLD_S
     trials = QUICK_TRIALS if args.quick else args.trials
-    check_args(trials, args.jobs, args.noslip_iterations, args.pull)
-    slip_eval(args.output_dir, trials, args.seed, args.jobs, args.noslip_iterations, args.pull)
+    holds = QUICK_LONG_HOLDS if args.quick else args.long_holds
+    check_args(trials, args.jobs, args.noslip_iterations, args.pull, holds=holds)
+    slip_eval(args.output_dir, trials, args.seed, args.jobs, args.noslip_iterations, args.pull,
+              holds=holds, hold_s=QUICK_HOLD_S if args.quick else LONG_HOLD_S)
     return 0
 
 
@@ -360,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
                       'creeps inside the cone)')
     slip.add_argument('--pull', type=float, default=2.5,
                       help='simulated seconds of pull after the grasp (default 2.5)')
+    slip.add_argument('--long-holds', type=int, default=10,
+                      help='hold trials of 60 s after the grasp, for false alarms per minute '
+                      'of stable grasp (default 10; --quick: 1 of 5 s)')
     slip.add_argument('--jobs', type=int, default=1, help='processes (default 1)')
     slip.add_argument('--output-dir', type=Path, default=Path('results/slip_eval'),
                       help='where the table, JSON and PNG go (default results/slip_eval)')

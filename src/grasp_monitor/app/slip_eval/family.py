@@ -30,6 +30,8 @@ DIRECTIONS = {'down': (0.0, 0.0, -1.0), 'up': (0.0, 0.0, 1.0), 'side': (1.0, 0.0
 GRAVITY_M_PER_S2 = 9.81
 #: Coulomb friction (stick, then slide at the cone) rather than MuJoCo's creeping soft one.
 NOSLIP_ITERATIONS = 10
+#: Simulated time of a long hold after the grasp, s.
+LONG_HOLD_S = 60.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,7 +112,22 @@ def make_family(trials: int, seed: int = 0, pull_s: float = 2.5,
             pull_n = 1.0 * limit_n / math.sin(RAMP_RAD_PER_S * at)
         else:
             share = 0.0 if rng.uniform() < 0.25 else float(rng.uniform(0.1, 0.5))
-            pull_n = share * limit_n / math.sin(RAMP_RAD_PER_S * pull_s)
+            # the sine's peak over the pull: its end, or its crest in a longer pull
+            pull_n = share * limit_n / math.sin(min(RAMP_RAD_PER_S * pull_s, math.pi / 2))
         tuning = bool(rng.uniform() < tuning_share)
         family.append(dataclasses.replace(probe, pull_n=pull_n, tuning=tuning))
     return family
+
+
+def long_holds(count: int, seed: int = 0, hold_s: float = LONG_HOLD_S,
+               noslip_iterations: int = NOSLIP_ITERATIONS) -> list[SlipTrial]:
+    """Return ``count`` hold trials of ``hold_s`` simulated seconds after the grasp.
+
+    Drawn as ``make_family``'s holds (from the next seed, so none is one of its
+    trials): a load swinging up to half the holding limit (the sine's period is
+    2π / ``RAMP_RAD_PER_S``, about 16 s), a quarter of them none, motor noise on the
+    fingers. What false alarms per minute of stable grasp are counted on.
+    """
+    return [trial for trial in make_family(2 * count, seed + 1, hold_s,
+                                           noslip_iterations=noslip_iterations)
+            if not trial.slips]

@@ -95,7 +95,8 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
     monitor = GraspMonitor(monitor_config)
     # the same cues, unscaled (every threshold 1), and scored after the event fired too
     scorer = SlipScore(monitor_config.slip_friction, 1.0, 1.0, 1.0, 1.0,
-                       monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s)
+                       monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s,
+                       monitor_config.slip_cop_window_s)
     layout = pipeline.evaluation.layout
     positions = [as_cloud(pad.positions_in_pad) for pad in pipeline.arrays.pads]
     axis = monitor_config.slip_normal_axis

@@ -54,7 +54,7 @@ class MonitorConfig:
         slip_normal_axis: the tactile pads' axis normal to their surface ('x', 'y', 'z'),
             for the samples' ``pad_signals`` (``MonitorInputs``).
         slip_friction, slip_ratio, slip_cop_speed, slip_vibration, slip_speed,
-        slip_min_force_n, slip_high_pass_s: the incipient_slip event's
+        slip_min_force_n, slip_high_pass_s, slip_cop_window_s: the incipient_slip event's
             (``IncipientSlipEvent``: friction, ratio, cop_speed, vibration,
             slip_speed, min_force_n, high_pass_s).
     """
@@ -87,6 +87,7 @@ class MonitorConfig:
     slip_speed: float = default('slip_speed')
     slip_min_force_n: float = default('slip_min_force_n')
     slip_high_pass_s: float = default('slip_high_pass_s')
+    slip_cop_window_s: float = default('slip_cop_window_s')
 
     def __post_init__(self) -> None:
         check_positive(sensor_period_s=self.sensor_period_s)
@@ -149,7 +150,7 @@ class MonitorConfig:
             'incipient_slip': lambda: IncipientSlipEvent(
                 self.slip_friction, self.slip_ratio, self.slip_cop_speed, self.slip_vibration,
                 self.slip_speed, self.slip_min_force_n, self.slip_high_pass_s,
-                body_names=bodies),
+                self.slip_cop_window_s, body_names=bodies),
             'stop_external_force': lambda: StopExternalForceEvent(self.force_test_s),
         }
         # Sorted, so a prerequisite is always added before the events that need it.

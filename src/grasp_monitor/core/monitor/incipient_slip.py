@@ -24,7 +24,8 @@ class SlipScore:
 
     - friction: shear / (``friction`` x normal force), the share of the friction
       cone in use, over ``ratio``;
-    - cop: the speed of the centre of pressure over the pad, m/s, over ``cop_speed``;
+    - cop: the speed of the centre of pressure over the pad, m/s (its velocity
+      low-passed with time constant ``cop_window_s``), over ``cop_speed``;
     - vibration: the normal force's high-pass (its distance from a first-order
       low-pass of time constant ``high_pass_s``) over the normal force, over
       ``vibration``;
@@ -41,6 +42,8 @@ class SlipScore:
         slip_speed: sliding speed that warns, m/s (0: off).
         min_force_n: a pad pressed less than this is not watched, N.
         high_pass_s: time constant of the vibration's low-pass, s.
+        cop_window_s: time constant of the low-pass of the centre of pressure's
+            velocity, s (0: none).
 
     Raises:
         ConfigError: a value out of range, naming it.
@@ -52,16 +55,18 @@ class SlipScore:
                  vibration: float = default('slip_vibration'),
                  slip_speed: float = default('slip_speed'),
                  min_force_n: float = default('slip_min_force_n'),
-                 high_pass_s: float = default('slip_high_pass_s')) -> None:
+                 high_pass_s: float = default('slip_high_pass_s'),
+                 cop_window_s: float = default('slip_cop_window_s')) -> None:
         check_positive(friction=friction, ratio=ratio, min_force_n=min_force_n,
                        high_pass_s=high_pass_s)
         for name, value in (('cop_speed', cop_speed), ('vibration', vibration),
-                            ('slip_speed', slip_speed)):
+                            ('slip_speed', slip_speed), ('cop_window_s', cop_window_s)):
             if not (value >= 0 and math.isfinite(value)):
                 raise ConfigError(f'{name} must be finite and >= 0 (0: off), got {value}')
         self.friction = float(friction)
         self.min_force_n = float(min_force_n)
         self.high_pass_s = float(high_pass_s)
+        self.cop_window_s = float(cop_window_s)
         # multiplied by each cue: 0 turns it off
         self._scale = np.array([1.0 / ratio] + [1.0 / v if v > 0 else 0.0
                                                 for v in (cop_speed, vibration, slip_speed)])
@@ -70,6 +75,7 @@ class SlipScore:
     def reset(self) -> None:
         """Forget the filters' past (a new trial, or samples not seen)."""
         self._cop: np.ndarray | None = None
+        self._cop_velocity: np.ndarray | None = None
         self._low: np.ndarray | None = None
 
     def update(self, signals: np.ndarray, dt_s: float) -> np.ndarray:
@@ -86,8 +92,13 @@ class SlipScore:
         cues[:, 0] = shear / (self.friction * safe)
         cop = signals[:, 2:4]
         if self._cop is not None and dt_s > 0:
-            moved = np.hypot(*(cop - self._cop).T) / dt_s
-            cues[:, 1] = np.where(np.isfinite(moved), moved, 0.0)
+            velocity = (cop - self._cop) / dt_s
+            velocity[~np.isfinite(velocity)] = 0.0  # a pad loaded or unloaded since
+            if self._cop_velocity is None:  # from rest
+                self._cop_velocity = np.zeros_like(velocity)
+            self._cop_velocity += (velocity - self._cop_velocity) * (
+                dt_s / (self.cop_window_s + dt_s))
+            cues[:, 1] = np.hypot(*self._cop_velocity.T)
         self._cop = cop
         if self._low is None:
             self._low = normal.copy()

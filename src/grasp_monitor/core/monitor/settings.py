@@ -46,7 +46,7 @@ SETTINGS = (
      'slip_normal_axis'),
     (Setting('incipient_slip.friction', 1.0, 'Friction coefficient of the pads on the object '
              'that the friction cone assumes.', 0.01, 10.0, read_only=True), 'slip_friction'),
-    # ratio and cop_speed: as `grasp-monitor slip-eval` tuned them (docs/slip.md)
+    # ratio and cop_speed: what `grasp-monitor slip-eval` tunes, rounded (docs/slip.md)
     (Setting('incipient_slip.ratio', 0.995, 'incipient_slip fires when a pad uses this share '
              'of its friction cone (shear / (friction x normal force)).', 0.01, 10.0,
              read_only=True), 'slip_ratio'),
@@ -63,6 +63,10 @@ SETTINGS = (
              'least this normal force, N.', 1e-6, 1e4, read_only=True), 'slip_min_force_n'),
     (Setting('incipient_slip.high_pass', 0.02, "Time constant of the vibration cue's low-pass, "
              's.', 1e-4, 10.0, read_only=True), 'slip_high_pass_s'),
+    (Setting('incipient_slip.cop_window', 0.02, 'Time constant of the low-pass of the centre '
+             "of pressure's velocity, s (0 = none): a centre of pressure that jitters between "
+             'contacts averages out, one that drifts does not.', 0.0, 10.0, read_only=True),
+     'slip_cop_window_s'),
 )
 #: The settings alone, in order.
 MONITOR_SETTINGS = tuple(setting for setting, _ in SETTINGS)
