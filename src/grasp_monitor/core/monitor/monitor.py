@@ -9,6 +9,7 @@ from typing import Mapping
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.config import MonitorConfig
+from grasp_monitor.core.monitor.event import MonitorEvent
 from grasp_monitor.core.monitor.records import Command, DetailValue, EventRecord
 from grasp_monitor.core.monitor.samples import GraspSample
 from grasp_monitor.core.monitor.state import TIME_TOLERANCE_S, TrialState
@@ -96,6 +97,9 @@ class GraspMonitor:
         self._palm_index = config.palm_index if config.palm else None
         self._reset_after_s = max(TIME_TOLERANCE_S, config.time_reset_tolerance_s)
         self._max_age_s = config.max_sample_age_s
+        # The events that may still act in the trial (enabled, not fired), in order;
+        # None after a change, rebuilt by the next sample.
+        self._watching: list[MonitorEvent] | None = None
 
     # -- control ---------------------------------------------------------------------
     @property
@@ -142,6 +146,7 @@ class GraspMonitor:
                 raise ConfigError(
                     f"cannot disable '{name}': enabled events need it: {', '.join(dependents)}")
         self._enabled[name] = bool(enabled)
+        self._watching = None
 
     def start_trial(self) -> list[EventRecord]:
         """End the open trial (reason 'restarted'); the next sample opens a new one.
@@ -179,6 +184,7 @@ class GraspMonitor:
                                  dt_s=self.config.sensor_period_s)
         for event in self.events:
             event.reset()
+        self._watching = None
         self.counters['trials'] += 1
         # where time went back from tells a node that has not yet seen the reset that
         # the trial is on the next timeline, not on the one it is still reading
@@ -276,14 +282,19 @@ class GraspMonitor:
     def _run_events(self, sample: GraspSample, trial: TrialState, stale: bool,
                     records: list[EventRecord]) -> Command:
         command = _CONTINUE
-        enabled = self._enabled
-        for event in self.events:
-            if event.fired or not enabled[event.name] or (stale and event.needs_fresh_data):
+        watching = self._watching
+        if watching is None:
+            enabled = self._enabled
+            watching = self._watching = [
+                event for event in self.events if not event.fired and enabled[event.name]]
+        for event in watching:
+            if stale and event.needs_fresh_data:
                 continue
             result = event.check(sample, trial)
             if result is _CONTINUE and not event.fired:
                 continue  # the usual case, at every sample
             if event.fired:
+                self._watching = None
                 trial.fired[event.name] = event.fired_time_s
                 records.append(self._record(trial, event.name, result, event.details))
             elif result is _STOP:
