@@ -9,9 +9,13 @@ from typing import Mapping
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.config import MonitorConfig
+from grasp_monitor.core.monitor.event import MonitorEvent
 from grasp_monitor.core.monitor.records import Command, DetailValue, EventRecord
 from grasp_monitor.core.monitor.samples import GraspSample
 from grasp_monitor.core.monitor.state import TIME_TOLERANCE_S, TrialState
+
+# Read at every sample: a module name costs less than the enum's attribute.
+_CONTINUE, _STOP, _ACTIVATE = Command.CONTINUE, Command.STOP, Command.ACTIVATE
 
 
 class MonitorStatus(enum.Enum):
@@ -25,7 +29,7 @@ class MonitorStatus(enum.Enum):
     ENDED = 'ended'                 # the trial was stopped by an event
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MonitorUpdate:
     """What the monitor made of one sample.
 
@@ -43,6 +47,17 @@ class MonitorUpdate:
     records: tuple[EventRecord, ...]
     trial_id: int
     step: int
+
+    def __init__(self, status: MonitorStatus, command: Command,
+                 records: tuple[EventRecord, ...], trial_id: int, step: int) -> None:
+        # One per sample: straight into the instance, as the generated __init__ would
+        # through object.__setattr__ (frozen), at half its cost.
+        values = self.__dict__
+        values['status'] = status
+        values['command'] = command
+        values['records'] = records
+        values['trial_id'] = trial_id
+        values['step'] = step
 
 
 class GraspMonitor:
@@ -76,6 +91,15 @@ class GraspMonitor:
         self.status = MonitorStatus.IDLE
         self.counters = dict.fromkeys(
             ('samples', 'stale', 'paused', 'out_of_order', 'time_resets', 'trials'), 0)
+        # What update reads of the (frozen) configuration at every sample.
+        config = self.config
+        self._bodies = len(config.robot_bodies)
+        self._palm_index = config.palm_index if config.palm else None
+        self._reset_after_s = max(TIME_TOLERANCE_S, config.time_reset_tolerance_s)
+        self._max_age_s = config.max_sample_age_s
+        # The events that may still act in the trial (enabled, not fired), in order;
+        # None after a change, rebuilt by the next sample.
+        self._watching: list[MonitorEvent] | None = None
 
     # -- control ---------------------------------------------------------------------
     @property
@@ -122,6 +146,7 @@ class GraspMonitor:
                 raise ConfigError(
                     f"cannot disable '{name}': enabled events need it: {', '.join(dependents)}")
         self._enabled[name] = bool(enabled)
+        self._watching = None
 
     def start_trial(self) -> list[EventRecord]:
         """End the open trial (reason 'restarted'); the next sample opens a new one.
@@ -159,6 +184,7 @@ class GraspMonitor:
                                  dt_s=self.config.sensor_period_s)
         for event in self.events:
             event.reset()
+        self._watching = None
         self.counters['trials'] += 1
         # where time went back from tells a node that has not yet seen the reset that
         # the trial is on the next timeline, not on the one it is still reading
@@ -181,29 +207,32 @@ class GraspMonitor:
             ConfigError: the sample's number of bodies differs from ``robot_bodies``,
                 or its palm from ``palm``.
         """
-        bodies = self.config.robot_bodies
-        if bodies and sample.in_contact.size != len(bodies):
+        # Called for every sample (a hundred a second per trial, thousands of trials
+        # in a sweep): the configuration's values come from __init__, not its properties.
+        if self._bodies and sample.in_contact.size != self._bodies:
+            bodies = self.config.robot_bodies
             raise ConfigError(
                 f'sample has {sample.in_contact.size} bodies, the monitor watches '
                 f'{len(bodies)}: {", ".join(bodies)}')
-        if self.config.palm and sample.palm_index != self.config.palm_index:
+        if self._palm_index is not None and sample.palm_index != self._palm_index:
             raise ConfigError(f'sample has its palm at index {sample.palm_index}, the '
                               f"monitor's palm {self.config.palm!r} is at "
-                              f'{self.config.palm_index}')
-        self.counters['samples'] += 1
-        went_back_s = self._latest_s - sample.time_s
-        if went_back_s > max(TIME_TOLERANCE_S, self.config.time_reset_tolerance_s):
+                              f'{self._palm_index}')
+        counters = self.counters
+        counters['samples'] += 1
+        time_s = sample.time_s
+        if self._latest_s - time_s > self._reset_after_s:
             self._reset_from_s = self._latest_s
-            self._latest_s = sample.time_s
-        else:
-            self._latest_s = max(self._latest_s, sample.time_s)
+            self._latest_s = time_s
+        elif time_s > self._latest_s:
+            self._latest_s = time_s
         records: list[EventRecord] = []
         trial = self._trial
-        if trial is not None and sample.time_s < trial.time_s - TIME_TOLERANCE_S:
-            if trial.time_s - sample.time_s <= self.config.time_reset_tolerance_s:
-                self.counters['out_of_order'] += 1
-                return self._result(MonitorStatus.OUT_OF_ORDER, Command.CONTINUE, records)
-            self.counters['time_resets'] += 1
+        if trial is not None and time_s < trial.time_s - TIME_TOLERANCE_S:
+            if trial.time_s - time_s <= self.config.time_reset_tolerance_s:
+                counters['out_of_order'] += 1
+                return self._result(MonitorStatus.OUT_OF_ORDER, _CONTINUE, records)
+            counters['time_resets'] += 1
             records += self._close('time_reset')
             if self.config.restart_on_reset and not self._pending_id:
                 self._pending_id = self._last_trial_id + 1
@@ -212,65 +241,71 @@ class GraspMonitor:
         first = trial is None
         if first:
             if not self._pending_id:
-                return self._result(MonitorStatus.IDLE, Command.CONTINUE, records)
-            records.append(self._open(sample.time_s))
+                return self._result(MonitorStatus.IDLE, _CONTINUE, records)
+            records.append(self._open(time_s))
             trial = self._trial
         assert trial is not None
         if trial.ended:
-            trial.time_s = max(trial.time_s, sample.time_s)
-            return self._result(MonitorStatus.ENDED, Command.CONTINUE, records)
+            if time_s > trial.time_s:
+                trial.time_s = time_s
+            return self._result(MonitorStatus.ENDED, _CONTINUE, records)
         if not first:
-            dt_s = sample.time_s - trial.time_s
+            dt_s = time_s - trial.time_s
             if dt_s <= TIME_TOLERANCE_S:
-                self.counters['paused'] += 1
-                return self._result(MonitorStatus.PAUSED, Command.CONTINUE, records)
+                counters['paused'] += 1
+                return self._result(MonitorStatus.PAUSED, _CONTINUE, records)
             trial.step += 1
             trial.dt_s = dt_s
-            trial.time_s = sample.time_s
-            trial.trial_time_s = sample.time_s - trial.start_time_s
-        stale = sample.stale or sample.age_s > self.config.max_sample_age_s
+            trial.time_s = time_s
+            trial.trial_time_s = time_s - trial.start_time_s
+        stale = sample.stale or sample.age_s > self._max_age_s
         if stale:
-            self.counters['stale'] += 1
+            counters['stale'] += 1
             if not first:
                 trial.stale_time_s += trial.dt_s
             if not trial.stale:
                 trial.stale = True
                 trial.stale_since_s = trial.trial_time_s
                 records.append(self._record(
-                    trial, 'sensor_stale', Command.CONTINUE,
+                    trial, 'sensor_stale', _CONTINUE,
                     {'flagged': bool(sample.stale), 'age_s': float(sample.age_s)}))
         elif trial.stale:
             trial.stale = False
             records.append(self._record(
-                trial, 'sensor_fresh', Command.CONTINUE,
+                trial, 'sensor_fresh', _CONTINUE,
                 {'stale_for_s': trial.trial_time_s - trial.stale_since_s}))
         trial.monitored_time_s = trial.trial_time_s - trial.stale_time_s
         command = self._run_events(sample, trial, stale, records)
-        status = MonitorStatus.STALE if stale else MonitorStatus.OK
-        return self._result(status, command, records)
+        self.status = status = MonitorStatus.STALE if stale else MonitorStatus.OK
+        return MonitorUpdate(status, command, tuple(records), trial.trial_id, trial.step)
 
     def _run_events(self, sample: GraspSample, trial: TrialState, stale: bool,
                     records: list[EventRecord]) -> Command:
-        command = Command.CONTINUE
-        enabled = self._enabled
-        for event in self.events:
-            if event.fired or not enabled[event.name] or (stale and event.needs_fresh_data):
+        command = _CONTINUE
+        watching = self._watching
+        if watching is None:
+            enabled = self._enabled
+            watching = self._watching = [
+                event for event in self.events if not event.fired and enabled[event.name]]
+        for event in watching:
+            if stale and event.needs_fresh_data:
                 continue
             result = event.check(sample, trial)
-            if result is Command.CONTINUE and not event.fired:
+            if result is _CONTINUE and not event.fired:
                 continue  # the usual case, at every sample
             if event.fired:
+                self._watching = None
                 trial.fired[event.name] = event.fired_time_s
                 records.append(self._record(trial, event.name, result, event.details))
-            elif result is Command.STOP:
+            elif result is _STOP:
                 records.append(self._record(trial, event.stop_kind, result, event.details))
-            if result is Command.STOP:
+            if result is _STOP:
                 trial.ended = True
                 records.append(self._record(
-                    trial, 'trial_end', Command.CONTINUE, {'reason': records[-1].kind}))
-                return Command.STOP
-            if result is Command.ACTIVATE:
-                command = Command.ACTIVATE
+                    trial, 'trial_end', _CONTINUE, {'reason': records[-1].kind}))
+                return _STOP
+            if result is _ACTIVATE:
+                command = _ACTIVATE
         return command
 
     def _result(self, status: MonitorStatus, command: Command,

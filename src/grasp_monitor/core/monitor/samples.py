@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 import functools
 import math
-from types import MappingProxyType
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.slip_signals import SIGNALS
@@ -139,14 +138,21 @@ class GraspSample:
         counts = counts.tolist()
         farthest = (distances.max(axis=1) if distances.shape[1] else
                     np.full(distances.shape[0], -math.inf)).tolist()
+        # Frozen: each sample's fields go straight into its instance, as __init__ would
+        # set them, in one dict (half the cost of updating the instance's own).
+        new, set_values = cls.__new__, object.__setattr__
+        finger_speeds, pad_signals = _NO_FINGER_SPEEDS, _NO_PAD_SIGNALS
         samples = []
-        new = cls.__new__
-        for values in zip(time_s.tolist(), in_contact, object_speed_m_per_s.tolist(),
-                          distances, counts, non_palm, farthest):
+        for stamp, contact, speed, distance, count, non_palm_count, far in zip(
+                time_s.tolist(), in_contact, object_speed_m_per_s.tolist(), distances, counts,
+                non_palm, farthest):
             sample = new(cls)
-            # Frozen: the fields go straight into the instance, as __init__ would set them.
-            sample.__dict__.update(zip(_TRUSTED_KEYS, values), palm_index=palm_index,
-                                   **_TRUSTED_DEFAULTS)
+            set_values(sample, '__dict__', {
+                'time_s': stamp, 'in_contact': contact, 'object_speed_m_per_s': speed,
+                'distances_from_base_m': distance, 'bodies_in_contact': count,
+                'non_palm_in_contact': non_palm_count, 'farthest_from_base_m': far,
+                'palm_index': palm_index, 'finger_speeds': finger_speeds, 'stale': False,
+                'age_s': 0.0, 'pad_signals': pad_signals})
             samples.append(sample)
         if pad_signals is not None:
             signals = np.array(pad_signals, dtype=float)
@@ -156,9 +162,6 @@ class GraspSample:
         return samples
 
 
-#: What ``GraspSample.trusted_series`` sets from its arrays, and the rest as constants.
-_TRUSTED_KEYS = ('time_s', 'in_contact', 'object_speed_m_per_s', 'distances_from_base_m',
-                 'bodies_in_contact', 'non_palm_in_contact', 'farthest_from_base_m')
-_TRUSTED_DEFAULTS = MappingProxyType({
-    'finger_speeds': _vector((), float, 'finger_speeds'), 'stale': False,
-    'age_s': 0.0, 'pad_signals': _vector((), float, 'pad_signals')})
+#: The empty arrays of every sample ``GraspSample.trusted_series`` returns.
+_NO_FINGER_SPEEDS = _vector((), float, 'finger_speeds')
+_NO_PAD_SIGNALS = _vector((), float, 'pad_signals')
