@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import functools
+import itertools
 import math
+from typing import Any
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor.slip_signals import SIGNALS
@@ -141,24 +143,24 @@ class GraspSample:
         # Frozen: each sample's fields go straight into its instance, as __init__ would
         # set them, in one dict (half the cost of updating the instance's own).
         new, set_values = cls.__new__, object.__setattr__
-        finger_speeds, pad_signals = _NO_FINGER_SPEEDS, _NO_PAD_SIGNALS
+        finger_speeds = _NO_FINGER_SPEEDS
+        if pad_signals is None:
+            rows: Any = itertools.repeat(_NO_PAD_SIGNALS)
+        else:
+            rows = np.array(pad_signals, dtype=float)
+            rows.setflags(write=False)
         samples = []
-        for stamp, contact, speed, distance, count, non_palm_count, far in zip(
+        for stamp, contact, speed, distance, count, non_palm_count, far, signals in zip(
                 time_s.tolist(), in_contact, object_speed_m_per_s.tolist(), distances, counts,
-                non_palm, farthest):
+                non_palm, farthest, rows):
             sample = new(cls)
             set_values(sample, '__dict__', {
                 'time_s': stamp, 'in_contact': contact, 'object_speed_m_per_s': speed,
                 'distances_from_base_m': distance, 'bodies_in_contact': count,
                 'non_palm_in_contact': non_palm_count, 'farthest_from_base_m': far,
                 'palm_index': palm_index, 'finger_speeds': finger_speeds, 'stale': False,
-                'age_s': 0.0, 'pad_signals': pad_signals})
+                'age_s': 0.0, 'pad_signals': signals})
             samples.append(sample)
-        if pad_signals is not None:
-            signals = np.array(pad_signals, dtype=float)
-            signals.setflags(write=False)
-            for sample, row in zip(samples, signals):
-                sample.__dict__['pad_signals'] = row
         return samples
 
 
