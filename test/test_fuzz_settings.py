@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import run_fresh_python
 
-DRAW = '''
+DRAW = """
 import sys
 sys.path[:0] = [{test_dir!r}, {module_dir!r}]
 from conftest import fuzz_settings
@@ -33,7 +33,7 @@ before = examples()
 import fuzz_constants  # noqa: E402, F401
 after = examples()
 print(len(before), sum(a != b for a, b in zip(before, after)))
-'''
+"""
 
 
 def test_examples_do_not_depend_on_the_modules_imported_before(tmp_path):
