@@ -21,7 +21,7 @@ os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 # Hypothesis also draws the constants written in the source of every module imported so
 # far that is not installed. Run from the source tree (PYTHONPATH=src) the fuzz tests'
 # examples then depended on which modules the tests before, or a node's thread meanwhile,
-# had imported; under colcon the package is in site-packages and none are drawn. None here.
+# had imported (under colcon the package is installed: its own were not drawn). None here.
 if hasattr(hypothesis_providers, '_get_local_constants'):  # Hypothesis >= 6.131
     hypothesis_providers._get_local_constants = hypothesis_providers.Constants
 

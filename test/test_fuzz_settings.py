@@ -1,9 +1,9 @@
 """The fuzz tests' examples are the same whatever the tests before them imported.
 
 Hypothesis draws constants from the source of imported modules that are not installed;
-conftest turns that off, so a fuzz test run from the source tree draws what it draws under
-colcon, in any order. Checked in a fresh interpreter: examples drawn, a module of ours full
-of constants imported, the same examples drawn again.
+conftest turns that off, so a fuzz test draws the same examples in any order, from the
+source tree or installed. Checked in a fresh interpreter: examples drawn, a module of ours
+full of constants imported, the same examples drawn again.
 """
 
 from pathlib import Path
