@@ -8,6 +8,7 @@ import threading
 import time
 
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.internal.conjecture import providers as hypothesis_providers
 import numpy as np
 import pytest
 
@@ -16,6 +17,13 @@ import pytest
 os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 100)
 NAMESPACE = f'/test_{os.getpid()}'
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+
+# Hypothesis also draws the constants written in the source of every module imported so
+# far that is not installed. Run from the source tree (PYTHONPATH=src) the fuzz tests'
+# examples then depended on which modules the tests before, or a node's thread meanwhile,
+# had imported (under colcon the package is installed: its own were not drawn). None here.
+if hasattr(hypothesis_providers, '_get_local_constants'):  # Hypothesis >= 6.131
+    hypothesis_providers._get_local_constants = hypothesis_providers.Constants
 
 
 def fuzz_settings(max_examples):

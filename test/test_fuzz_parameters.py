@@ -98,7 +98,7 @@ def test_fuzzed_parameter_sets_are_refused_with_a_reason_and_change_nothing(ros,
                         GetParameters.Request(names=declared[name])).values
 
     before = {name: values(name) for name in services}
-    refused = []
+    sent, refused = [], []
 
     @st.composite
     def sets(draw):
@@ -119,6 +119,7 @@ def test_fuzzed_parameter_sets_are_refused_with_a_reason_and_change_nothing(ros,
     @given(request=sets())
     def send(request):
         name, parameters, atomically = request
+        sent.append(request)
         if atomically:
             results = [ros.call(services[name][SetParametersAtomically],
                                 SetParametersAtomically.Request(parameters=parameters)).result]
@@ -132,7 +133,9 @@ def test_fuzzed_parameter_sets_are_refused_with_a_reason_and_change_nothing(ros,
 
     count = len(diagnostics)
     send()
-    assert len(refused) > 100
+    # Hypothesis sent all its sets: with the health checks off, a strategy filtered too
+    # often would end the run early without a word
+    assert len(sent) >= FUZZ.max_examples
     assert any('read-only' in reason for reason in refused)
     assert any('has no parameter' in reason for reason in refused)
     for name in services:  # nothing changed, and every node still answers

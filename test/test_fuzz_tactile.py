@@ -16,7 +16,7 @@ from conftest import (
     wait_for)
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.tactile_adapter import TactileAdapterNode
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 import numpy as np
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import PointCloud2, PointField
@@ -55,9 +55,21 @@ def clouds(draw):
         msg.is_bigendian = True
     elif defect == 'truncated':  # or padded: the bytes disagree with the points
         cut = draw(st.integers(1, 30))
-        msg.data = msg.data[:-cut] if len(msg.data) >= cut else msg.data + bytes(cut)
+        data = bytes(msg.data)
+        msg.data = data[:-cut] if len(data) >= cut else data + bytes(cut)
     kinds = {'truncated': 'wrong_length', 'not_finite': 'not_finite', None: None}
     return msg, kinds.get(defect, 'wrong_layout')
+
+
+def one_cloud_of_each_kind():
+    """Return a batch of a cloud of each kind refused: the draws need not hold every kind."""
+    forces = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, math.nan]])
+    not_finite = conversions.tactile_cloud_to_msg(np.zeros((2, 3)), forces, 'finger_left', 0.0)
+    truncated, big_endian = (marker_cloud(1.0) for _ in range(2))
+    truncated.data = truncated.data[:-4]
+    big_endian.is_bigendian = True
+    return [(not_finite, 'not_finite'), (truncated, 'wrong_length'),
+            (big_endian, 'wrong_layout')]
 
 
 def marker_cloud(value):
@@ -90,6 +102,7 @@ def test_fuzzed_clouds_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, t
     assert settle()
 
     @FUZZ
+    @example(batch=one_cloud_of_each_kind())
     @given(batch=st.lists(clouds(), min_size=1, max_size=20))
     def send(batch):
         for msg, defect in batch:
@@ -154,6 +167,9 @@ def test_fuzzed_driver_arrays_are_refused_by_kind_by_the_tactile_adapter(ros):
     assert settle()
 
     @FUZZ
+    # an array of each kind refused: the draws need not hold every kind
+    @example(batch=[(Float32MultiArray(data=[1.0] * 17), 'wrong_length'),
+                    (Float32MultiArray(data=[1.0] * 17 + [math.inf]), 'not_finite')])
     @given(batch=st.lists(driver_arrays(18), min_size=1, max_size=20))
     def send(batch):
         for msg, defect in batch:

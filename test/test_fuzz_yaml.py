@@ -7,6 +7,7 @@ as a user sees it. The processes of one example (three different nodes) run side
 """
 
 import importlib
+import math
 import os
 import subprocess
 
@@ -64,9 +65,15 @@ def bad_files(draw):
     if defect == 'wrong_type':
         value = yaml_value(draw(wrong_type(spec)))
     elif defect == 'out_of_range':
-        beyond = spec.high + max(1, abs(spec.high)) if draw(st.booleans()) else \
-            spec.low - max(1, abs(spec.low))
-        value = repr(type(spec.default)(beyond))
+        # past a bound, where a parameter can hold it (not past inf or an int64 bound)
+        beyond = draw(st.sampled_from([value for value in (
+            spec.high + max(1, abs(spec.high)), spec.low - max(1, abs(spec.low)))
+            if math.isfinite(value) and -2**63 <= value < 2**63]))
+        array = isinstance(spec.default, (list, tuple))
+        item = type(spec.default[0] if array else spec.default)(beyond)
+        value = yaml_value([item] if array else item)
+        if array:  # its items are checked by the pads they configure, which name them
+            reason = f"parameter '{spec.name}' of tactile pad '"
     elif defect == 'choice':
         value = '"not_a_choice"'
     elif defect == 'empty':
