@@ -62,32 +62,13 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
         ConfigError: fewer than 4 trials, or a split without a trial of each kind.
     """
     from grasp_monitor.app.slip_eval.plot import plot_pr
-    from grasp_monitor.sim.process_pool import check_jobs, run_each
     if trials < 4:
         raise ConfigError(f'--trials must be at least 4 (two slip, two hold), got {trials}')
     family = make_family(trials, seed, pull_s, noslip_iterations=noslip_iterations)
-    results: list[Any] = [None] * len(family)
-    started = _cpu_s()
-
-    def finish(index: int, result: Any) -> None:
-        results[index] = result
-        done = sum(r is not None for r in results)
-        print(f'\rtrial {done}/{len(family)}', end='', file=out, flush=True)
-
-    run_each(run_slip_trial, [(trial, Detector()) for trial in family], check_jobs(jobs),
-             finish)
-    print(file=out)
     held_long = long_holds(holds, seed, hold_s, noslip_iterations)
-    long_runs: list[Any] = [None] * len(held_long)
-
-    def finish_long(index: int, result: Any) -> None:
-        long_runs[index] = result
-        done = sum(r is not None for r in long_runs)
-        print(f'\rlong hold {done}/{len(held_long)}', end='', file=out, flush=True)
-
-    run_each(run_slip_trial, [(trial, Detector()) for trial in held_long], check_jobs(jobs),
-             finish_long)
-    print(file=out)
+    started = _cpu_s()
+    results = _run(family, 'trial', jobs, out)
+    long_runs = _run(held_long, 'long hold', jobs, out)
     cpu_s = _cpu_s() - started
     tuning = [r for t, r in zip(family, results) if t.tuning]
     held = [r for t, r in zip(family, results) if not t.tuning]
@@ -118,8 +99,7 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
         'slip_trials_by_design': sum(t.slips for t in family),
         'diverged': sum(bool(r['diverged']) for r in results), 'detectors': rows,
         'event': event, 'long_holds': len(held_long), 'long_hold_s': hold_s,
-        'long_holds_gross_slip': sum(
-            bool((r['drift_m'] > GROSS_SLIP_M).any()) for r in long_runs),
+        'long_holds_gross_slip': _gross_slips(long_runs),
         'family': [dataclasses.asdict(t) for t in family],
         'long_hold_trials': [dataclasses.asdict(t) for t in held_long]}
     (output_dir / 'slip_eval.json').write_text(json.dumps(summary, indent=1, default=float))
@@ -137,6 +117,27 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
     return summary
 
 
+def _run(trials: Sequence[Any], label: str, jobs: int, out: TextIO) -> list[Any]:
+    """Return each trial's ``run_slip_trial`` result, in order, counting them on ``out``."""
+    from grasp_monitor.sim.process_pool import check_jobs, run_each
+    results: list[Any] = [None] * len(trials)
+
+    def finish(index: int, result: Any) -> None:
+        results[index] = result
+        done = sum(r is not None for r in results)
+        print(f'\r{label} {done}/{len(trials)}', end='', file=out, flush=True)
+
+    run_each(run_slip_trial, [(trial, Detector()) for trial in trials], check_jobs(jobs),
+             finish)
+    print(file=out)
+    return results
+
+
+def _gross_slips(runs: Sequence[dict[str, Any]]) -> int:
+    """Return how many of ``runs`` slip grossly (the object drifts past ``GROSS_SLIP_M``)."""
+    return sum(bool((run['drift_m'] > GROSS_SLIP_M).any()) for run in runs)
+
+
 def long_hold_line(rows: dict[str, dict[str, Any]], long_runs: Sequence[dict[str, Any]],
                    hold_s: float) -> str:
     """Return the false alarms of each detector and of the monitor's event on the long holds."""
@@ -146,7 +147,7 @@ def long_hold_line(rows: dict[str, dict[str, Any]], long_runs: Sequence[dict[str
     parts = [f"{name} {row['long_holds']['false_alarms_per_min']:.2f} per min"
              for name, row in rows.items()]
     fired = sum(not math.isnan(r['event_s']) for r in long_runs)
-    slipped = sum(bool((r['drift_m'] > GROSS_SLIP_M).any()) for r in long_runs)
+    slipped = _gross_slips(long_runs)
     if minutes == 0:
         return (f'Long holds: {len(long_runs)} of {hold_s:g} s, every one slipping grossly: '
                 f"no stable grasp to count false alarms on; the monitor's own event fired "
