@@ -1,5 +1,7 @@
 """launch/monitor.launch.py through launch_testing: monitor and metrics up, then clean exits.
 
+Twice: as two processes, and composed (``composed:=true``: one process, monitor_metrics).
+
 Skipped, with the reason, where launch_testing is not importable or grasp_monitor is
 not installed in an ament prefix (see launch_support).
 """
@@ -16,9 +18,11 @@ CONFIG = support.event_log_in_temp(support.CONFIG / 'monitor.yaml')
 
 @pytest.mark.launch_test
 @pytest.mark.skipif(bool(support.SKIP), reason=support.SKIP)
-def generate_test_description():
+@launch_testing.parametrize('composed', ['false', 'true'])
+def generate_test_description(composed):
     """Launch the monitor and the metrics with this tree's parameter file."""
-    return support.description('monitor.launch.py', config=CONFIG)
+    return support.description('monitor.launch.py', config=CONFIG, composed=composed), {
+        'processes': 1 if composed == 'true' else 2}
 
 
 class TestMonitorGraph(unittest.TestCase):
@@ -36,6 +40,6 @@ class TestMonitorGraph(unittest.TestCase):
 class TestMonitorShutdown(unittest.TestCase):
     """Tests run once launch has stopped every process."""
 
-    def test_every_process_exits_cleanly(self, proc_info):
+    def test_every_process_exits_cleanly(self, proc_info, processes):
         launch_testing.asserts.assertExitCodes(proc_info)
-        self.assertEqual(len(support.exit_codes(proc_info)), 2)
+        self.assertEqual(len(support.exit_codes(proc_info)), processes)
