@@ -108,8 +108,28 @@ def pad_reference(sim, body_id):
     return contacts.force_in_contact[touching, 0].sum(), force_in_world @ rotation
 
 
-def test_grasp_forces_match_the_simulator_contacts(ros):
+def grip_and_collect(ros, sim, record, until_s):
+    """Grip the object with the scripted controller; return each pad's clouds until ``until_s``.
+
+    ``record(simulator)`` runs every tick until then, after the tactile node's callback.
+    """
     from grasp_monitor.nodes.grasp_controller import GraspControllerNode
+    sim.runner.add_tick_callback(record)
+    client = ros.client()
+    clouds = {pad: [] for pad in PADS}
+    for pad in PADS:
+        client.create_subscription(PointCloud2, f'tactile/{pad}', clouds[pad].append, 1000)
+    ros.add(GraspControllerNode(context=ros.context, parameter_overrides=[
+        Parameter('use_sim_time', value=True)]))
+    assert wait_for(lambda: sim.sim.time_s > until_s, timeout_s=60.0)
+    sim.runner.remove_tick_callback(record)
+    # on a busy machine the client may lag behind the simulator: let it catch up
+    assert wait_for(lambda: all(
+        conversions.time_from_msg(c[-1].header.stamp) > until_s for c in clouds.values()))
+    return clouds
+
+
+def test_grasp_forces_match_the_simulator_contacts(ros):
     sim = start_sim(ros, publish_rate=200.0)
     # the left pad reports the normal force only (as fz), the right one full vectors
     tactile = start_tactile(ros, sim, touch=['normal', 'force_vector'], publish_rate=100.0,
@@ -121,22 +141,11 @@ def test_grasp_forces_match_the_simulator_contacts(ros):
         key = stamp_key(conversions.time_to_msg(simulator.time_s))
         reference[key] = [pad_reference(simulator, body_id) for body_id in body_ids]
 
-    sim.runner.add_tick_callback(record)
-    client = ros.client()
-    clouds = {pad: [] for pad in PADS}
-    for pad in PADS:
-        client.create_subscription(PointCloud2, f'tactile/{pad}', clouds[pad].append, 1000)
     markers = []
-    client.create_subscription(MarkerArray, 'tactile/markers', markers.append, 10)
-    ros.add(GraspControllerNode(context=ros.context, parameter_overrides=[
-        Parameter('use_sim_time', value=True)]))
+    ros.client().create_subscription(MarkerArray, 'tactile/markers', markers.append, 10)
     # approach 1 s, close 1 s, lift 1.5 s, then hold: watch well into the hold, so a
     # controller that came up late on a busy machine still leaves a second of grip
-    assert wait_for(lambda: sim.sim.time_s > 3.5, timeout_s=60.0)
-    sim.runner.remove_tick_callback(record)
-    # on a busy machine the client may lag behind the simulator: let it catch up
-    assert wait_for(lambda: all(
-        conversions.time_from_msg(c[-1].header.stamp) > 3.5 for c in clouds.values()))
+    clouds = grip_and_collect(ros, sim, record, 3.5)
     gripping = 0
     for index, pad in enumerate(PADS):
         for msg in list(clouds[pad]):
@@ -165,7 +174,6 @@ def test_grasp_forces_match_the_simulator_contacts(ros):
 
 
 def test_slip_on_publishes_each_taxels_slip_after_its_force(ros):
-    from grasp_monitor.nodes.grasp_controller import GraspControllerNode
     sim = start_sim(ros, publish_rate=200.0)
     tactile = start_tactile(ros, sim, publish_rate=100.0, slip=[False, True])
     readings = {}
@@ -175,17 +183,7 @@ def test_slip_on_publishes_each_taxels_slip_after_its_force(ros):
         if reading is not None:
             readings[stamp_key(conversions.time_to_msg(reading.time_s))] = reading
 
-    sim.runner.add_tick_callback(record)
-    client = ros.client()
-    clouds = {pad: [] for pad in PADS}
-    for pad in PADS:
-        client.create_subscription(PointCloud2, f'tactile/{pad}', clouds[pad].append, 1000)
-    ros.add(GraspControllerNode(context=ros.context, parameter_overrides=[
-        Parameter('use_sim_time', value=True)]))
-    assert wait_for(lambda: sim.sim.time_s > 2.5, timeout_s=60.0)
-    sim.runner.remove_tick_callback(record)
-    assert wait_for(lambda: all(
-        conversions.time_from_msg(c[-1].header.stamp) > 2.5 for c in clouds.values()))
+    clouds = grip_and_collect(ros, sim, record, 2.5)
     left, right = clouds['finger_left'][-1], clouds['finger_right'][-1]
     assert [f.name for f in left.fields] == list(conversions.TACTILE_FIELDS)
     assert conversions.tactile_slip_from_msg(left) is None
