@@ -89,7 +89,8 @@ class ScriptedHand:
 
     Each pad presses ``pad_force_n`` on the body ``touching`` names (the object unless
     told), as a simulator's ``contacts`` name it (body names on ``contacts/bodies``); its
-    taxels also feel ``pad_shear_n`` along the pad's z axis.
+    taxels also feel ``pad_shear_n`` along the pad's z axis, and where ``pad_slip_m_per_s``
+    gives a pad a speed (not None), its clouds carry a slip channel sliding along z at it.
     """
 
     #: Body names by id, as mujoco_sim publishes them on contacts/bodies.
@@ -105,6 +106,7 @@ class ScriptedHand:
         self.node = node
         self.pad_force_n = {'finger_left': 0.0, 'finger_right': 0.0}
         self.pad_shear_n = {'finger_left': 0.0, 'finger_right': 0.0}
+        self.pad_slip_m_per_s = {'finger_left': None, 'finger_right': None}
         self.touching = {'finger_left': 'object', 'finger_right': 'object'}
         self.silent = False
         self.pads = {pad: node.create_publisher(
@@ -132,8 +134,10 @@ class ScriptedHand:
             sign = 1.0 if pad == 'finger_left' else -1.0
             forces = np.array([[0.0, sign * force / 2, self.pad_shear_n[pad] / 2]] * 2)
             positions = np.array([[0.0, -sign * 0.005, 0.01], [0.0, -sign * 0.005, -0.01]])
+            speed = self.pad_slip_m_per_s[pad]
+            slip = None if speed is None else np.array([[0.0, 0.0, speed]] * 2)
             self.pads[pad].publish(
-                conversions.tactile_cloud_to_msg(positions, forces, pad, now_s))
+                conversions.tactile_cloud_to_msg(positions, forces, pad, now_s, slip))
             if force > 0.0:  # the same two contacts, world frame, the pad pushing inwards
                 for z in (0.01, -0.01):
                     rows.append(([0.0, sign * 0.025, z], [0.0, -sign, 0.0],

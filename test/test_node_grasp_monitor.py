@@ -229,3 +229,23 @@ def test_incipient_slip_from_the_tactile_clouds_alone(ros, tmp_path):
         e for e in events if e.name == 'incipient_slip').values}
     assert values['cue'] == 'friction' and values['pad'] == 'finger_right'
     assert float(values['friction_share']) == pytest.approx(0.997, abs=1e-6)
+
+
+def test_incipient_slip_reads_a_clouds_slip_channel(ros, tmp_path):
+    # the slip cue alone (1 mm/s); the friction and centre-of-pressure cues off
+    start_monitor(ros, tmp_path, object='', contacts='',
+                  events=['contact', 'incipient_slip'], **{
+                      'incipient_slip.ratio': 10.0, 'incipient_slip.cop_speed': 0.0,
+                      'incipient_slip.slip_speed': 0.001})
+    client, hand, events = start_trial(ros)
+    hand.pad_force_n.update(finger_left=10.0, finger_right=10.0)
+    hand.pad_slip_m_per_s.update(finger_left=0.0, finger_right=0.0005)
+    assert wait_for(lambda: 'contact' in kinds(events)), kinds(events)
+    time.sleep(0.2)
+    assert 'incipient_slip' not in kinds(events)
+    hand.pad_slip_m_per_s['finger_left'] = 0.002
+    assert wait_for(lambda: 'incipient_slip' in kinds(events)), kinds(events)
+    values = {kv.key: kv.value for kv in next(
+        e for e in events if e.name == 'incipient_slip').values}
+    assert values['cue'] == 'slip' and values['pad'] == 'finger_left'
+    assert float(values['score']) == pytest.approx(2.0, abs=1e-5)

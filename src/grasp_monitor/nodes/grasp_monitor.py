@@ -158,13 +158,12 @@ class GraspMonitorNode(Node):
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
         cloud = read_input(self, self.refused, f'tactile/{pad}',
-                           lambda: conversions.tactile_cloud_from_msg(msg))
+                           lambda: conversions.tactile_reading_from_msg(msg))
         if cloud is not None:
             self.streams.heard(f'tactile/{pad}', wall_now_s())
-            # a cloud that read as one has a valid slip layout, if any
-            slip = conversions.tactile_slip_from_msg(msg) if self.inputs.config.slip_signals \
-                else None
-            self.inputs.update_pad(pad, cloud[1], cloud[2], cloud[0], slip)
+            positions, forces, time_s, slip = cloud
+            self.inputs.update_pad(pad, forces, time_s, positions,
+                                   slip if self.inputs.config.slip_signals else None)
             self._evaluate()
 
     def _contacts_in(self, contacts) -> None:

@@ -29,7 +29,7 @@ from grasp_monitor.nodes.conversions.poses import (
     tf_message, UNIT_QUATERNION_TOLERANCE)
 from grasp_monitor.nodes.conversions.tactile import (
     MARKER_LEVELS, SLIP_FIELDS, tactile_cloud_from_msg, tactile_cloud_to_msg, TACTILE_FIELDS,
-    tactile_markers_to_msg, tactile_slip_from_msg)
+    tactile_markers_to_msg, tactile_reading_from_msg, tactile_slip_from_msg)
 
 __all__ = [
     'ARROW_SIZES_M', 'body_names_from_msg', 'body_names_to_msg', 'body_state_from_odometry',
@@ -42,7 +42,7 @@ __all__ = [
     'servo_command_to_multiarray', 'SLIP_FIELDS', 'stamped_value_from_msg',
     'stamped_value_to_msg', 'stamped_vector_to_msg',
     'TACTILE_FIELDS', 'tactile_cloud_from_msg', 'tactile_cloud_to_msg', 'tactile_markers_to_msg',
-    'tactile_slip_from_msg',
+    'tactile_reading_from_msg', 'tactile_slip_from_msg',
     'tf_message', 'time_from_msg', 'time_to_msg', 'UNIT_QUATERNION_TOLERANCE', 'VERDICT',
     'verdict_from_msg', 'verdict_to_msg',
 ]

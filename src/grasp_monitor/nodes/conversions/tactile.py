@@ -129,14 +129,13 @@ def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, fl
     """Read a tactile PointCloud2 back: positions (N, 3) m, forces (N, 3) N, time s.
 
     A cloud with slip (fields vx vy vz after the forces) reads the same;
-    ``tactile_slip_from_msg`` reads its slip.
+    ``tactile_slip_from_msg`` reads its slip, ``tactile_reading_from_msg`` both at once.
 
     Raises:
         CommandError: the cloud does not have the float32 x y z fx fy fz [vx vy vz]
             layout, or holds NaN or infinite values.
     """
-    points = _points(msg)
-    return points[:, :3], points[:, 3:6], time_from_msg(msg.header.stamp)
+    return tactile_reading_from_msg(msg)[:3]
 
 
 def tactile_slip_from_msg(msg: PointCloud2) -> np.ndarray | None:
@@ -145,8 +144,22 @@ def tactile_slip_from_msg(msg: PointCloud2) -> np.ndarray | None:
     Raises:
         CommandError: as ``tactile_cloud_from_msg``.
     """
+    return tactile_reading_from_msg(msg)[3]
+
+
+def tactile_reading_from_msg(
+    msg: PointCloud2,
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray | None]:
+    """Read a tactile cloud once: positions, forces, time, and slip (None: none).
+
+    The first three as ``tactile_cloud_from_msg`` returns them.
+
+    Raises:
+        CommandError: as ``tactile_cloud_from_msg``.
+    """
     points = _points(msg)
-    return points[:, 6:9] if points.shape[1] == 9 else None
+    slip = points[:, 6:9] if points.shape[1] == 9 else None
+    return points[:, :3], points[:, 3:6], time_from_msg(msg.header.stamp), slip
 
 
 def _points(msg: PointCloud2) -> np.ndarray:
