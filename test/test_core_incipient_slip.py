@@ -130,7 +130,7 @@ def test_sample_refuses_signals_of_another_shape():
 
 
 def test_inputs_give_the_pads_signals_from_their_taxels():
-    inputs = MonitorInputs(InputsConfig(('left', 'right'), use_object=False,
+    inputs = MonitorInputs(InputsConfig(('left', 'right'), use_object=False, tare_s=0.0,
                                         finger_joints=('f',), period_s=0.01,
                                         slip_signals=True, normal_axis='y'))
     forces = np.zeros((4, 3))

@@ -11,8 +11,12 @@ import numpy as np
 import pytest
 
 
+#: Exact readings (no tare): a pad touches from its first reading.
+EXACT = {'tare_s': 0.0}
+
+
 def fresh_inputs(**config):
-    inputs = MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'), **config))
+    inputs = MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'), **EXACT | config))
     inputs.update_pad('left', [[0, 0, 0.5], [0, 0, 0.5]], 1.0)
     inputs.update_pad('right', np.zeros((2, 3)), 1.0)
     inputs.update_object([0.003, 0.004, 0.0], 1.0)
@@ -33,13 +37,13 @@ def test_the_palm_pad_is_marked_in_every_sample():
     sample = fresh_inputs(palm='left').sample(1.0)
     assert (sample.palm_index, sample.bodies_in_contact, sample.non_palm_in_contact) == (0, 1, 0)
     with pytest.raises(ConfigError) as error:
-        InputsConfig(('left', 'right'), ('f_l',), palm='palm')
+        InputsConfig(('left', 'right'), ('f_l',), palm='palm', **EXACT)
     assert str(error.value) == "palm 'palm' is not one of the pads: left, right"
 
 
 def test_an_old_or_missing_reading_makes_the_sample_stale():
     assert fresh_inputs(max_age_s=0.1).sample(1.2).stale
-    inputs = MonitorInputs(InputsConfig(('left', 'right')))
+    inputs = MonitorInputs(InputsConfig(('left', 'right'), **EXACT))
     inputs.update_pad('left', np.zeros((1, 3)), 1.0)
     sample = inputs.sample(1.0)  # the right pad never spoke
     assert sample.stale and math.isinf(sample.age_s)
@@ -152,7 +156,7 @@ def feed(inputs, readings):
 
 
 def grid_inputs(**config):
-    return MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'), period_s=0.01,
+    return MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'), **EXACT, period_s=0.01,
                                       **config))
 
 
@@ -327,7 +331,7 @@ def test_inputs_report_their_status_and_take_distances_once_the_frames_are_known
 
 
 def test_missing_names_the_inputs_that_have_not_spoken_yet():
-    inputs = MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'),
+    inputs = MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'), **EXACT,
                                         use_distances=True))
     assert inputs.missing() == ('left', 'right', 'object', 'finger_joints', 'distances')
     inputs.update_pad('right', np.zeros((2, 3)), 1.0)

@@ -242,6 +242,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
             approach_height_m=c['approach_height'], lift_height_m=c['lift_height'],
             grip_force_n=c['grip_force'], approach_s=c['approach_duration'],
             close_s=c['close_duration'], close_ramp_s=c['close_ramp'],
+            close_speed_m_per_s=c['close_speed'],
             lift_s=c['lift_duration']).command, c['rate'])
     metrics = metrics_config(metrics_node) \
         if 'grasp_metrics' in config.given else None

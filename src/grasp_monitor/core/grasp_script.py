@@ -35,6 +35,9 @@ class PickLiftScript:
         lift_max_force_n: force limit of the lift axis, N.
         finger_max_force_n: force limit of each finger, N.
         finger_kd_scale: damping of the closing fingers, in [0, 1].
+        close_speed_m_per_s: 0: the fingers close under the grip force as above; > 0:
+            they close at this speed instead (a position target moving at it, full
+            stiffness and damping), squeezing with at most ``grip_force_n``: a slow close.
     """
 
     approach_height_m: float = 0.1
@@ -48,6 +51,7 @@ class PickLiftScript:
     lift_max_force_n: float = 60.0
     finger_max_force_n: float = 20.0
     finger_kd_scale: float = 0.3
+    close_speed_m_per_s: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ('approach_s', 'close_s', 'lift_s'):
@@ -67,6 +71,9 @@ class PickLiftScript:
         if not 0 <= self.close_ramp_s <= self.close_s:
             raise ConfigError(f'close_ramp_s must be in [0, close_s={self.close_s}], '
                               f'got {self.close_ramp_s}')
+        if not (math.isfinite(self.close_speed_m_per_s) and self.close_speed_m_per_s >= 0):
+            raise ConfigError(f'close_speed_m_per_s must be finite and >= 0, '
+                              f'got {self.close_speed_m_per_s}')
         if not 0 <= self.finger_kd_scale <= 1:
             raise ConfigError(f'finger_kd_scale must be in [0, 1], got {self.finger_kd_scale}')
         # Per phase kind (fingers open, closing) every value but the lift target is fixed.
@@ -109,14 +116,20 @@ class PickLiftScript:
         grip = 1.0
         if phase == 'close' and self.close_ramp_s > 0:
             grip = min(1.0, (time_s - self.approach_s) / self.close_ramp_s)
+        target = math.nan
+        if closing and self.close_speed_m_per_s > 0:
+            target = self.close_speed_m_per_s * (time_s - self.approach_s)
         key, command = self._last
-        if key == (closing, lift_m, grip):
+        if key == (closing, lift_m, grip, target):
             # Hold and close repeat one command: the same object lets the backend skip it.
             return command
         # Built from the validated settings above: no need to validate it again.
         table = self._tables[closing].copy()
         table[0, 0] = lift_m
         table[2, 1:] *= grip
+        if not math.isnan(target):  # the slow close: a moving target, the force its cap
+            table[:, 1:] = np.array([[target], [self.close_speed_m_per_s], [0.0], [1.0],
+                                     [1.0], [self.grip_force_n]])
         command = ServoCommand.trusted(table)
-        object.__setattr__(self, '_last', ((closing, lift_m, grip), command))
+        object.__setattr__(self, '_last', ((closing, lift_m, grip, target), command))
         return command

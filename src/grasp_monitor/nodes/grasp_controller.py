@@ -35,6 +35,8 @@ PARAMETERS = COMMON + (
     Setting('close_ramp', 0.5, 'Time for the grip force to rise from 0 at the start of the '
             'close, s (at most close_duration).', 0.0, 60.0, read_only=True),
     Setting('lift_duration', 1.5, 'Lift phase, s.', 0.01, 60.0, read_only=True),
+    Setting('close_speed', 0.0, 'Close at this finger speed (a moving position target, the '
+            'grip force its cap), m/s; 0 = under the grip force.', 0.0, 1.0, read_only=True),
     Setting('hosted', False, "In the simulator's process, commanding its ticks directly "
             '(set by the simulator with its `controller` parameter; no servo_commands).',
             read_only=True),
@@ -52,7 +54,7 @@ class GraspControllerNode(Node):
     """Send the scripted pick of ``PickLiftScript`` as full servo commands.
 
     Parameters: rate, autostart, grip_force, approach_height, lift_height,
-    approach_duration, close_duration, close_ramp, lift_duration, qos.*.
+    approach_duration, close_duration, close_ramp, lift_duration, close_speed, qos.*.
     Publishes: ``servo_commands/full`` (Float64MultiArray), ``/diagnostics`` (phase, 1 Hz
     and at each phase change).
     Services: ``~/start`` (Trigger): restart the script from the approach.
@@ -76,6 +78,7 @@ class GraspControllerNode(Node):
             approach_height_m=p['approach_height'], lift_height_m=p['lift_height'],
             grip_force_n=p['grip_force'], approach_s=p['approach_duration'],
             close_s=p['close_duration'], close_ramp_s=p['close_ramp'],
+            close_speed_m_per_s=p['close_speed'],
             lift_s=p['lift_duration'])
         self.start_s: float | None = None
         self._published_phase = ''

@@ -10,6 +10,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.frames import FrameTree
 from grasp_monitor.core.monitor import Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs
+from grasp_monitor.core.monitor.settings import input_fields
 from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.core.streams import StreamWatch
 from grasp_monitor.nodes import conversions
@@ -61,6 +62,8 @@ INTERFACES = (
     service('grasp_monitor/stop', 'std_srvs/srv/Trigger',
             "stop the trial; message: JSON summary of the trial's events"),
     service('grasp_monitor/<event>/enable', 'std_srvs/srv/SetBool', 'each of `events`'),
+    service('grasp_monitor/tare', 'std_srvs/srv/Trigger',
+            "learn the pads' zero again from their next `tare_time` of readings (taxels)"),
     calls('<simulator>/external_force/start', 'std_srvs/srv/Trigger', 'on a grasp',
           when='simulator'),
     calls('<simulator>/external_force/stop', 'std_srvs/srv/Trigger', 'at the end of a trial',
@@ -83,8 +86,9 @@ class GraspMonitorNode(Node):
     without them ``tactile/<pad>`` (PointCloud2), ``ground_truth/<object>`` (Odometry),
     ``joint_states`` (JointState), ``/tf`` and ``/tf_static`` (TFMessage: the pads'
     distances from ``base_frame``, composed with ``core.frames.FrameTree``).
-    Services: ``grasp_monitor/start`` (Trigger: trial id), ``grasp_monitor/stop`` (Trigger:
-    JSON summary of the trial's events), ``grasp_monitor/<event>/enable`` (SetBool).
+    Services: ``grasp_monitor/start`` (Trigger: trial id; tares the pads),
+    ``grasp_monitor/stop`` (Trigger: JSON summary of the trial's events),
+    ``grasp_monitor/tare`` (Trigger), ``grasp_monitor/<event>/enable`` (SetBool).
     Every record is appended to ``event_log`` and flushed before it is published.
     """
 
@@ -96,7 +100,7 @@ class GraspMonitorNode(Node):
             p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
             use_distances=bool(p['base_frame']), contacts=bool(p['contacts']),
             palm=p['palm'], slip_signals='incipient_slip' in p['events'],
-            normal_axis=p['incipient_slip.normal_axis']))
+            normal_axis=p['incipient_slip.normal_axis'], **input_fields(p)))
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
         self.topics = {pad: f'tactile/{pad}' for pad in p['pads']} | {
             'contacts': p['contacts'], 'object': f'ground_truth/{p["object"]}',
@@ -143,6 +147,8 @@ class GraspMonitorNode(Node):
         self.create_service(Trigger, 'grasp_monitor/start', self._on_start, callback_group=group,
                             qos_profile=SERVICE_QOS)
         self.create_service(Trigger, 'grasp_monitor/stop', self._on_stop, callback_group=group,
+                            qos_profile=SERVICE_QOS)
+        self.create_service(Trigger, 'grasp_monitor/tare', self._on_tare, callback_group=group,
                             qos_profile=SERVICE_QOS)
         for name in self.monitor.events.names:
             self.create_service(SetBool, f'grasp_monitor/{name}/enable',
@@ -230,9 +236,16 @@ class GraspMonitorNode(Node):
             elif update.command is Command.STOP and 'stop' in self.force_clients:
                 self.force_clients['stop'].call_async(Trigger.Request())
 
+    def _on_tare(self, request: Trigger.Request, response: Trigger.Response):
+        self.inputs.tare()
+        response.success = True
+        response.message = f'taring over the next {self.inputs.config.tare_s} s of readings'
+        return response
+
     def _on_start(self, request: Trigger.Request, response: Trigger.Response):
         self.trial_records = []
         self._emit(self.monitor.start_trial())
+        self.inputs.tare()  # each trial from the pads' zero as they are now
         response.success, response.message = True, str(self.monitor.trial_id)
         if self.inputs.missing():
             self.get_logger().info(f'trial {response.message} opens at the first sample; no '

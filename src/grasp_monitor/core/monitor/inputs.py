@@ -20,9 +20,12 @@ from typing import Any, Sequence
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.frames import FrameLookupError, FrameTree
+from grasp_monitor.core.monitor.finger_motion import FingerMotion
 from grasp_monitor.core.monitor.samples import GraspSample
+from grasp_monitor.core.monitor.settings import input_default
 from grasp_monitor.core.monitor.slip_signals import pad_slip_signals
 from grasp_monitor.core.monitor.stamp_grid import StampGrid
+from grasp_monitor.core.monitor.taxel_zero import TaxelZero
 from grasp_monitor.core.pad_contacts import (
     basis_name, ObjectContacts, PadContacts, strongest_per_pad)
 import numpy as np
@@ -51,6 +54,12 @@ class InputsConfig:
         slip_signals: whether each pad's taxels also give the samples' ``pad_signals``
             (for incipient_slip; taxels only, not ``contacts``).
         normal_axis: the pads' frame axis normal to their surface, for those signals.
+        tare_s, deadband_n, deadband_sigmas, zero_track_s: each pad's ``TaxelZero``
+            (taxels only).
+        contact_release: a pad in contact is free again below this share of
+            ``contact_force_n`` (taxels only; 1: no hysteresis).
+        finger_window_s: the fingers' speeds over this window of their positions
+            (``FingerMotion``; 0: their reported velocities).
     """
 
     pads: tuple[str, ...]
@@ -65,6 +74,12 @@ class InputsConfig:
     palm: str = ''
     slip_signals: bool = False
     normal_axis: str = 'y'
+    tare_s: float = input_default('tare_s')
+    deadband_n: float = input_default('deadband_n')
+    deadband_sigmas: float = input_default('deadband_sigmas')
+    zero_track_s: float = input_default('zero_track_s')
+    contact_release: float = input_default('contact_release')
+    finger_window_s: float = input_default('finger_window_s')
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -83,6 +98,10 @@ class InputsConfig:
         if not self.period_s > 0 or not self.time_back_s > 0:
             raise ConfigError('period_s and time_back_s must be > 0, got '
                               f'{self.period_s}, {self.time_back_s}')
+        if not 0 < self.contact_release <= 1:
+            raise ConfigError(f'contact_release must be in (0, 1], got {self.contact_release}')
+        TaxelZero(self.tare_s, self.deadband_n, self.deadband_sigmas, self.zero_track_s)
+        FingerMotion(len(self.finger_joints), self.finger_window_s)  # checks the window
         if not self.use_object and not self.finger_joints:
             raise ConfigError('without object ground truth, finger_joints must name the '
                               'joints whose speeds show the grasp is still')
@@ -103,6 +122,18 @@ class MonitorInputs:
         inputs += int(config.use_distances)
         self.grid = StampGrid(inputs, config.period_s, config.time_back_s)
         self._palm_index = config.pads.index(config.palm) if config.palm else -1
+        # taxels as a real array gives them: each pad's zero, and its contact's hysteresis
+        self.zeros = [] if config.contacts else [
+            TaxelZero(config.tare_s, config.deadband_n, config.deadband_sigmas,
+                      config.zero_track_s) for _ in config.pads]
+        self._touching = np.zeros(len(config.pads), bool)
+        self.fingers = FingerMotion(len(config.finger_joints), config.finger_window_s)
+        self._finger_positions = np.full(len(config.finger_joints), np.nan)
+
+    def tare(self) -> None:
+        """Learn each pad's zero again from its next readings (``tare_s`` of them)."""
+        for zero in self.zeros:
+            zero.tare()
 
     def names(self) -> tuple[str, ...]:
         """Return the inputs by what they are, in the grid's order.
@@ -141,6 +172,8 @@ class MonitorInputs:
                               if not self.config.contacts else
                               'the monitor reads contacts, not taxels')
         forces = np.asarray(forces_n, float)
+        if forces.ndim == 2 and forces.shape[0]:
+            forces = self.zeros[index].apply(forces, time_s, not self._touching[index])
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
         if self.config.slip_signals and positions_m is not None:
             # the total first, then the pad's slip signals
@@ -174,18 +207,30 @@ class MonitorInputs:
             self.grid.add(self._object_index, time_s, speed)
 
     def update_joints(self, names: tuple[str, ...] | list[str], velocities: npt.ArrayLike,
-                      time_s: float) -> None:
-        """Take joint velocities (rad/s or m/s); joints not listed as fingers are ignored."""
+                      time_s: float, positions: npt.ArrayLike | None = None) -> None:
+        """Take joint velocities (rad/s or m/s) and, if known, positions (rad or m).
+
+        Joints not listed as fingers are ignored. With positions, a finger's speed is
+        the spread of its positions over ``finger_window_s`` (``FingerMotion``).
+        """
         if self._joints_index < 0:
             return
         velocity = dict(zip(names, np.asarray(velocities, float).tolist()))
+        position = {} if positions is None else dict(
+            zip(names, np.asarray(positions, float).tolist()))
         values, _ = self.grid.latest()
         speeds = values[self._joints_index]  # a joint left out keeps its last speed
         speeds = np.full(len(self.config.finger_joints), np.nan) if speeds is None else \
             speeds.copy()
+        reported = np.full(len(self.config.finger_joints), np.nan)
         for i, joint in enumerate(self.config.finger_joints):
             if joint in velocity:
-                speeds[i] = abs(velocity[joint])
+                reported[i] = velocity[joint]
+            if joint in position:
+                self._finger_positions[i] = position[joint]
+        moving = self.fingers.speeds(self._finger_positions if position else None,
+                                     np.where(np.isnan(reported), speeds, reported), time_s)
+        speeds = np.where(np.isnan(reported), speeds, moving)
         self.grid.add(self._joints_index, time_s, speeds)
 
     def update_distances(self, distances_m: npt.ArrayLike, time_s: float) -> None:
@@ -241,8 +286,19 @@ class MonitorInputs:
             return ()
         return np.stack([v[1:] for v in pads])
 
+    def _in_contact(self, forces: np.ndarray, keep: bool) -> np.ndarray:
+        """Return each pad's contact: on at ``contact_force_n``, off below its release share."""
+        config = self.config
+        if config.contacts or config.contact_release == 1.0:
+            return forces >= config.contact_force_n
+        touching = np.where(self._touching, forces >= config.contact_release
+                            * config.contact_force_n, forces >= config.contact_force_n)
+        if keep:
+            self._touching = touching
+        return touching
+
     def _sample(self, time_s: float, values: Sequence[Any], stamps_s: Sequence[float],
-                late: bool) -> GraspSample:
+                late: bool, keep: bool = True) -> GraspSample:
         forces = self._forces(values)
         speed = values[self._object_index] if self._object_index >= 0 else None
         fingers = values[self._joints_index] if self._joints_index >= 0 else None
@@ -250,7 +306,7 @@ class MonitorInputs:
         age_s = time_s - min(stamps_s)
         return GraspSample(
             time_s=time_s,
-            in_contact=forces >= self.config.contact_force_n,
+            in_contact=self._in_contact(forces, keep),
             palm_index=self._palm_index,
             object_speed_m_per_s=math.nan if speed is None else speed,
             finger_speeds=np.full(len(self.config.finger_joints), np.nan)
@@ -279,4 +335,4 @@ class MonitorInputs:
         values, stamps = self.grid.latest()
         # Readings from later than now belong to a timeline the clock has left.
         ahead = max(stamps) > now_s + self.config.max_age_s
-        return self._sample(now_s, values, stamps, ahead)
+        return self._sample(now_s, values, stamps, ahead, keep=False)

@@ -68,8 +68,31 @@ SETTINGS = (
              'contacts averages out, one that drifts does not.', 0.0, 10.0, read_only=True),
      'slip_cop_window_s'),
 )
+#: How the monitor reads its inputs as a real robot gives them: each setting with the
+#: ``InputsConfig`` field it sets (docs/realism.md, "Detectors").
+INPUT_SETTINGS = (
+    (Setting('tare_time', 0.1, "Taxels only: each pad's zero and noise are learned over this "
+             'much of its first readings, and again at each trial start and ~/tare (the pad '
+             'reads 0 meanwhile), s (0 = no tare).', 0.0, 60.0, read_only=True), 'tare_s'),
+    (Setting('taxel_deadband', 0.0, 'Taxels only: least noise floor of a taxel, N; a taxel '
+             'within its floor of its zero reads 0.', 0.0, 1e3, read_only=True),
+     'deadband_n'),
+    (Setting('deadband_sigmas', 3.0, "Taxels only: a taxel's noise floor in units of the "
+             'noise learned at the tare.', 0.0, 100.0, read_only=True), 'deadband_sigmas'),
+    (Setting('zero_tracking', 2.0, "Taxels only: time constant with which a free pad's zero "
+             'follows slow drift, s (0 = never).', 0.0, 3600.0, read_only=True),
+     'zero_track_s'),
+    (Setting('contact_release', 0.5, 'Taxels only: a pad in contact is free again below this '
+             'share of contact_force (hysteresis; 1 = none).', 0.01, 1.0, read_only=True),
+     'contact_release'),
+    (Setting('finger_still_window', 0.05, "Without ground truth: a finger's speed is the "
+             'spread of its reported positions over this window, s (0 = its reported '
+             'velocity; a finger without positions: always its velocity).', 0.0, 10.0,
+             read_only=True), 'finger_window_s'),
+)
 #: The settings alone, in order.
-MONITOR_SETTINGS = tuple(setting for setting, _ in SETTINGS)
+MONITOR_SETTINGS = tuple(setting for setting, _ in SETTINGS) + tuple(
+    setting for setting, _ in INPUT_SETTINGS)
 
 
 def default(field: str) -> Any:
@@ -81,3 +104,13 @@ def config_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     """Return the MonitorConfig fields that setting values ``values`` (by name) give."""
     return {field: tuple(values[setting.name]) if setting.is_array else values[setting.name]
             for setting, field in SETTINGS}
+
+
+def input_fields(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the InputsConfig fields of ``INPUT_SETTINGS`` that ``values`` (by name) give."""
+    return {field: values[setting.name] for setting, field in INPUT_SETTINGS}
+
+
+def input_default(field: str) -> Any:
+    """Return the default of the setting that sets InputsConfig field ``field``."""
+    return next(setting.default for setting, name in INPUT_SETTINGS if name == field)

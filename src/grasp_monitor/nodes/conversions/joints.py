@@ -34,12 +34,16 @@ def joint_state_from_msg(msg: JointState) -> JointStates:
                        column(msg.effort), time_from_msg(msg.header.stamp))
 
 
-def joint_velocities_from_msg(msg: JointState) -> tuple[list[str], np.ndarray, float]:
-    """Read the joint names, velocities and time of a sensor_msgs/JointState.
+def joint_velocities_from_msg(msg: JointState) -> tuple[list[str], np.ndarray, float,
+                                                        np.ndarray | None]:
+    """Read the joint names, velocities, time and positions of a sensor_msgs/JointState.
+
+    The positions are None when the message has none (an empty array); a NaN position
+    is a joint whose position is not known.
 
     Raises:
-        CommandError: not one velocity per name ('wrong_length'), or one is NaN or
-            infinite ('not_finite').
+        CommandError: not one velocity (or position) per name ('wrong_length'), or a
+            velocity is NaN or infinite, or a position infinite ('not_finite').
     """
     velocity = np.asarray(msg.velocity, float)
     if velocity.size != len(msg.name):
@@ -47,7 +51,14 @@ def joint_velocities_from_msg(msg: JointState) -> tuple[list[str], np.ndarray, f
                            f'{len(msg.name)} names', 'wrong_length')
     if not np.isfinite(velocity).all():
         raise CommandError('joint_states holds a NaN or infinite velocity', 'not_finite')
-    return list(msg.name), velocity, time_from_msg(msg.header.stamp)
+    position = np.asarray(msg.position, float)
+    if position.size and position.size != len(msg.name):
+        raise CommandError(f'joint_states has {position.size} positions for '
+                           f'{len(msg.name)} names', 'wrong_length')
+    if np.isinf(position).any():
+        raise CommandError('joint_states holds an infinite position', 'not_finite')
+    return (list(msg.name), velocity, time_from_msg(msg.header.stamp),
+            position if position.size else None)
 
 
 def servo_command_from_joint_state(

@@ -101,7 +101,7 @@ class OfflinePipeline:
         velocities = any(spec.settings['slip'] for spec in specs)
         scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth,
                                       truth[0] if self.config.contacts else '', distances,
-                                      velocities)
+                                      velocities, self.config.joints)
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive,
                              motor_noise=self.config.motor_noise)
         self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
@@ -132,7 +132,7 @@ class OfflinePipeline:
         grasp_monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
             sensor_period_s=sample_s, robot_bodies=tuple(spec.name for spec in specs)))
         layout = SensorLayout(model, scene, bodies, self.config.contact_slots, truth,
-                              self.config.contacts, distances, velocities)
+                              self.config.contacts, distances, velocities, self.config.joints)
         self.evaluation = BlockEvaluation(
             self.config, self.sim, arrays, layout, tracker, grasp_monitor,
             self.steps_per_monitor_sample, metrics)

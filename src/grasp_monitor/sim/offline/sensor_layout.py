@@ -43,9 +43,15 @@ def object_sensor(pad_body: str) -> str:
     return f'grasp_monitor/contacts/{pad_body}'
 
 
+def joint_sensor(joint: str, kind: str) -> str:
+    """Return the name of the ``jointpos`` or ``jointvel`` sensor of ``joint``."""
+    return f'grasp_monitor/joints/{joint}/{kind}'
+
+
 def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
                           truth_bodies: Sequence[str] = (), object_body: str = '',
-                          distances: bool = False, velocities: bool = False) -> Scene:
+                          distances: bool = False, velocities: bool = False,
+                          joints: Sequence[str] = ()) -> Scene:
     """Return ``scene`` with the pipeline's sensors appended (module docstring).
 
     ``distances``: the pads' contact sensors report the distance between the
@@ -56,7 +62,8 @@ def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
     with that body (named by ``object_sensor``); the ground-truth sensors of ``truth_bodies``
     (``TRUTH_SENSORS`` of the body frame, named by ``truth_sensor``); per pad
     body, its contact sensor then its body pose (framepos, framequat); the base
-    body's framepos; then the sensors of ``with_frame_sensors``.
+    body's framepos; then the sensors of ``with_frame_sensors``. With ``joints``, each
+    joint's position and velocity (named by ``joint_sensor``) come before the pads'.
     """
     scene = with_frame_sensors(scene)
     end = scene.mjcf.rfind('<sensor>')
@@ -66,6 +73,8 @@ def with_pipeline_sensors(scene: Scene, pad_bodies: Sequence[str], slots: int,
         for body in (pad_bodies if object_body else ()))
     sensors += ''.join(f'<{kind} name="{truth_sensor(body, kind)}" objtype="xbody" '
                        f'objname="{body}"/>' for body in truth_bodies for kind in TRUTH_SENSORS)
+    sensors += ''.join(f'<{kind} name="{joint_sensor(joint, kind)}" joint="{joint}"/>'
+                       for joint in joints for kind in ('jointpos', 'jointvel'))
     sensors += ''.join(
         f'<contact body1="{body}" num="{slots}" '
         f'data="{_SLOT_DATA[distances]}{" linvel" if velocities else ""}"'
@@ -90,11 +99,13 @@ class SensorLayout:
         contacts: whether the object contact sensors were appended.
         distances: whether the pads' contact sensors report distances.
         velocities: whether they report the relative velocities (``linvel``).
+        joints: the joints whose positions and velocities were appended.
     """
 
     def __init__(self, model: mujoco.MjModel, scene: Scene, pad_bodies: Sequence[str],
                  slots: int, truth_bodies: Sequence[str], contacts: bool,
-                 distances: bool = False, velocities: bool = False) -> None:
+                 distances: bool = False, velocities: bool = False,
+                 joints: Sequence[str] = ()) -> None:
         self.slots = slots
         self.distances = distances
         self.velocities = velocities
@@ -123,6 +134,16 @@ class SensorLayout:
         # The object contact sensors of the pads, per pad: (slots, 13) values each.
         self.object_columns = [_columns(model, object_sensor(body)) for body in pad_bodies] \
             if contacts else []
+        self.joint_columns = [[_columns(model, joint_sensor(joint, kind))
+                               for joint in joints] for kind in ('jointpos', 'jointvel')]
+
+    def joint_states(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return (R, J) the positions and (R, J) the velocities of the recorded joints."""
+        positions, velocities = ([rows[:, c][:, 0] for c in columns]
+                                 for columns in self.joint_columns)
+        empty = np.zeros((rows.shape[0], 0))
+        return (np.stack(positions, axis=1) if positions else empty,
+                np.stack(velocities, axis=1) if velocities else empty)
 
     def contact_inputs(self, record: np.ndarray) -> tuple[tuple[Any, ...], list[np.ndarray]]:
         """Return the ``PadGroup.compute_block`` arguments of every pad from recorded rows.

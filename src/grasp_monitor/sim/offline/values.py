@@ -45,6 +45,8 @@ class PipelineConfig:
             (their ``contacts`` parameter set), not the taxels (an estimate).
         motor_noise: noise on the servos' feedforward torque, as the simulator
             node's ``motor_noise_*``.
+        joints: joints whose positions and velocities are recorded too
+            (``SensorLayout.joint_states``), as ``joint_states`` carries them.
     """
 
     control_rate_hz: float = 100.0
@@ -59,6 +61,7 @@ class PipelineConfig:
     object_body: str = ''
     contacts: bool = True
     motor_noise: NoiseConfig = NoiseConfig()
+    joints: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.control_rate_hz) and 0 < self.control_rate_hz <= 10000):

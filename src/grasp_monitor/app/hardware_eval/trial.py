@@ -1,0 +1,215 @@
+"""One hardware-eval trial: the simulator's truth, and a monitor fed as hardware feeds it.
+
+The trial runs offline (the pipeline, block by block). Its own monitor is the
+referee: it reads the pads' contacts with the object and the object's speed
+(``contacts``, ground truth). Beside it, for each realism preset, a monitor built
+from ``config/hardware.yaml`` sees only what a real robot gives: each pad's taxel
+forces and the finger joints' positions and velocities, through the preset's
+``TactileRealism`` and ``JointRealism``, fed through ``MonitorInputs`` as the node
+feeds it from ``tactile/<pad>`` and ``joint_states`` (no ground truth, no contacts,
+no slip channel, the friction coefficient unknown).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from grasp_monitor.app.hardware_eval.family import HardwareTrial, pull_start_s
+from grasp_monitor.app.slip_eval.family import DIRECTIONS, HOLD_S, RAMP_RAD_PER_S, SCRIPT
+from grasp_monitor.core.force_test import ExternalForceTest
+from grasp_monitor.core.monitor import GraspMonitor, InputsConfig, MonitorInputs
+from grasp_monitor.core.monitor.settings import input_fields
+import numpy as np
+
+#: The monitors' sample rate, Hz (the tactile sensor's publish rate).
+RATE_HZ = 500.0
+#: The fingers (the pick_lift servos that close).
+FINGERS = ('finger_left', 'finger_right')
+#: A finger still moving faster than this (its true speed averaged over the last
+#: ``CLOSING_WINDOW_S``) is still closing, m/s.
+CLOSING_SPEED_M_PER_S = 0.002
+CLOSING_WINDOW_S = 0.05
+#: Events scored.
+EVENTS = ('contact', 'contact_timeout', 'slip_out', 'grasp', 'incipient_slip')
+
+
+def hardware_values(overrides: Mapping[str, Any] = ()) -> dict[str, Any]:
+    """Return ``grasp_monitor``'s values of ``config/hardware.yaml``, the eval's on top.
+
+    The eval's: every event scored (incipient_slip added), the tactile rate, a dwell of
+    0.1 s (the file's 10 samples at 100 Hz), no event log; ``overrides`` last.
+    """
+    from grasp_monitor.app.scenario_config import ScenarioConfig
+    config = ScenarioConfig.for_scenario('hardware')
+    return config.node('grasp_monitor') | {
+        'events': ['contact', 'contact_timeout', 'slip_out', 'grasp', 'incipient_slip'],
+        'rate': RATE_HZ, 'grasp_dwell': 0.1, 'event_log': ''} | dict(overrides)
+
+
+def trial_values(trial: HardwareTrial, monitor: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the trial's values as ``batch`` sweeps them (scenario, physics, node)."""
+    pull = trial.pull
+    values = {'object_mass_kg': pull.mass_kg, 'friction': pull.friction,
+              'grasp_controller.grip_force': pull.grip_force_n,
+              'grasp_controller.close_speed': trial.close_speed_m_per_s,
+              'grasp_monitor.rate': RATE_HZ, 'grasp_monitor.simulator': '',
+              'grasp_monitor.events': ['contact', 'contact_timeout', 'slip_out', 'grasp'],
+              'grasp_monitor.contact_timeout': monitor['contact_timeout'],
+              'grasp_monitor.grasp_limit': monitor['grasp_limit'],
+              'grasp_monitor.slip_out': monitor['slip_out'],
+              'grasp_monitor.grasp_dwell': monitor['grasp_dwell'],
+              'grasp_metrics.contacts': '',
+              'tactile_sensor.slip': [True],
+              'mujoco_sim.motor_noise_type': 'gaussian',
+              'mujoco_sim.motor_noise_range': pull.motor_noise_n,
+              'mujoco_sim.motor_noise_seed': pull.seed, 'noslip_iterations':
+              pull.noslip_iterations, **SCRIPT}
+    if trial.close_speed_m_per_s:
+        values['grasp_controller.close_duration'] = 1.5
+    return values
+
+
+class HardwareView:
+    """A monitor fed as hardware feeds it, through one preset's realism model.
+
+    Args:
+        monitor: the ``grasp_monitor`` parameter values (``hardware_values``).
+        realism: the preset's (tactile, joints) configurations.
+        positions: per pad, its taxels' positions in the pad frame (as a cloud carries them).
+        seed: the sensors' noise seed (each pad and the joints draw from their own).
+    """
+
+    def __init__(self, monitor: Mapping[str, Any], realism: tuple[Any, Any],
+                 positions: Sequence[np.ndarray], seed: int) -> None:
+        from grasp_monitor.core.realism import JointRealism, TactileRealism
+        from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
+        period_s = 1.0 / monitor['rate']
+        self.pads = tuple(monitor['pads'])
+        self.positions = positions
+        self.inputs = MonitorInputs(InputsConfig(
+            self.pads, tuple(monitor['finger_joints']), use_object=False,
+            contact_force_n=monitor['contact_force'], max_age_s=monitor['max_sample_age'],
+            period_s=period_s, slip_signals='incipient_slip' in monitor['events'],
+            normal_axis=monitor['incipient_slip.normal_axis'], **input_fields(monitor)))
+        self.monitor = GraspMonitor(monitor_config(monitor, auto_start=True))
+        tactile, joints = realism
+        self.tactile = [TactileRealism(tactile, at, period_s, seed * 16 + i)
+                        for i, at in enumerate(positions)]
+        self.joints = JointRealism(joints, len(FINGERS), period_s, seed * 16 + 15)
+        self.events: dict[str, float] = {}
+        self.records: list[Any] = []
+
+    def feed(self, stamps: np.ndarray, forces: Sequence[np.ndarray], positions: np.ndarray,
+             velocities: np.ndarray) -> None:
+        """Take a block of ticks: per pad (T, N, 3) taxel forces, (T, J) finger joints."""
+        clouds = [model.apply(pad) for model, pad in zip(self.tactile, forces)]
+        joint_positions, joint_velocities, joints_kept = self.joints.apply(
+            positions, velocities)
+        inputs, update = self.inputs, self.monitor.update
+        for k, stamp in enumerate(stamps.tolist()):
+            for pad, at, (values, kept) in zip(self.pads, self.positions, clouds):
+                if kept[k]:
+                    # a cloud carries float32
+                    inputs.update_pad(pad, values[k].astype(np.float32).astype(float), stamp,
+                                      at)
+            if joints_kept[k]:
+                inputs.update_joints(FINGERS, joint_velocities[k], stamp, joint_positions[k])
+            for sample in inputs.due():
+                result = update(sample)
+                for record in result.records:
+                    self.records.append(record)
+                    if record.kind in EVENTS or record.kind == 'grasp_timeout':
+                        self.events.setdefault(record.kind, record.time_s)
+
+
+def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str, Any]],
+                       report: Optional[Callable[[float], None]] = None) -> dict[str, Any]:
+    """Run one trial; return the truth and what each preset's monitor made of it.
+
+    ``item``: the trial, the hardware monitor's values, the presets by name
+    ((tactile, joints) realism configurations). ``sim.process_pool`` work.
+
+    Returns:
+        ``truth``: event -> time, s, the referee's (and ``gross_slip`` when the object
+        moved 2 mm relative to the pads after the hold); ``seen``: preset -> event -> time,
+        s; ``closing``: preset -> whether a finger still closed when its grasp fired;
+        ``held_s``: simulated time of stable holding (from the truth's grasp to the end,
+        the pull or the gross slip), s; ``kind``, ``index``, ``tuning``.
+    """
+    from grasp_monitor.app.batch.names import split
+    from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
+    from grasp_monitor.sim.offline import OfflinePipeline
+    from grasp_monitor.sim.offline.block_evaluation import as_cloud
+    from grasp_monitor.sim.scenes import build_scene
+    from grasp_monitor.sim.slip_truth import drift_m, GROSS_SLIP_M, object_in_pad
+    trial, monitor, presets = item
+    kinds = split('pick_lift', trial_values(trial, monitor))
+    config = ScenarioConfig.for_scenario('pick_lift').with_values(kinds['node'],
+                                                                  'hardware-eval')
+    params = dict(kinds['param'], finger_gap_m=trial.finger_gap_m)
+    settings, params, setup = offline_run(config, kinds['set'], params)
+    pull = trial.pull
+    start_s = pull_start_s(trial)
+    force = None if math.isinf(start_s) else ExternalForceTest(
+        'sine', pull.pull_n / pull.mass_kg, RAMP_RAD_PER_S, 0.0, DIRECTIONS[pull.direction])
+    pipeline_config = dataclasses.replace(
+        setup.pipeline, force_test=force, force_start_s=0.0 if force is None else start_s,
+        force_on_grasp=False, joints=FINGERS)
+    pipeline = OfflinePipeline(build_scene('pick_lift', settings, **params), pipeline_config,
+                               setup.pads, setup.monitor, setup.drive)
+    positions = [as_cloud(pad.positions_in_pad) for pad in pipeline.arrays.pads]
+    views = {name: HardwareView(monitor, realism, positions, pull.seed)
+             for name, realism in presets.items()}
+    layout = pipeline.evaluation.layout
+    per_sample = pipeline.steps_per_monitor_sample
+    stamps_all, finger_all, drift_rows = [], [], []
+    total = round(trial.duration_s / pipeline.sim.timestep_s)
+    while pipeline.steps < total and not pipeline.sim.diverged:
+        first = pipeline.steps
+        count = min(pipeline.block_steps, total - first)
+        pipeline.step_block(count)
+        record = pipeline.stepper.record[:count]
+        rows = np.flatnonzero((first + np.arange(1, count + 1)) % per_sample == 0)
+        if not rows.size:
+            continue
+        stamps = pipeline.block_time_s[rows]
+        at_rows = record[rows]
+        finger_positions, finger_velocities = layout.joint_states(at_rows)
+        forces = [block[rows] for block in pipeline.values]
+        for view in views.values():
+            view.feed(stamps, forces, finger_positions, finger_velocities)
+        stamps_all.append(stamps)
+        finger_all.append(finger_velocities)
+        drift_rows.append(object_in_pad(layout, at_rows, 'object'))
+        if report is not None:
+            report(count * pipeline.sim.timestep_s)
+    stamps = np.concatenate(stamps_all)
+    finger_velocity = np.concatenate(finger_all)
+    truth = {r.kind: r.time_s for r in reversed(pipeline.evaluation.events)
+             if r.kind in EVENTS or r.kind == 'grasp_timeout'}
+    where = np.flatnonzero(stamps >= HOLD_S - 1e-9)
+    if where.size and 'grasp' in truth and trial.kind in ('hold', 'slip'):
+        moved = drift_m(np.concatenate(drift_rows), int(where[0]))
+        gross = np.flatnonzero((moved > GROSS_SLIP_M) & (stamps >= HOLD_S))
+        if gross.size:
+            truth['gross_slip'] = float(stamps[gross[0]])
+    end_s = float(stamps[-1])
+    held_until = min(end_s, start_s, truth.get('gross_slip', math.inf),
+                     truth.get('slip_out', math.inf))
+    held_s = max(0.0, held_until - truth['grasp']) if 'grasp' in truth else 0.0
+    return {'index': trial.index, 'kind': trial.kind, 'tuning': trial.tuning,
+            'truth': truth, 'end_s': end_s, 'held_s': held_s,
+            'seen': {name: view.events for name, view in views.items()},
+            'closing': {name: _closing(view.events.get('grasp'), stamps, finger_velocity)
+                        for name, view in views.items()},
+            'diverged': pipeline.sim.diverged}
+
+
+def _closing(grasp_s: float | None, stamps: np.ndarray, velocity: np.ndarray) -> bool:
+    """Whether a finger truly still closed when the grasp fired at ``grasp_s``."""
+    if grasp_s is None:
+        return False
+    window = (stamps > grasp_s - CLOSING_WINDOW_S - 1e-9) & (stamps <= grasp_s + 1e-9)
+    return bool(np.abs(velocity[window].mean(axis=0)).max() > CLOSING_SPEED_M_PER_S)
