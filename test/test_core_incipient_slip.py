@@ -46,8 +46,10 @@ def sample(time_s, shear_n, normal_n=10.0, cop=(0.0, 0.0), slip=math.nan):
 
 
 def monitor(**settings):
+    # watched from the first sample: these test the cues, not the settling
     return GraspMonitor(MonitorConfig(sensor_period_s=0.01, robot_bodies=('left', 'right'),
-                                      events=('contact', 'incipient_slip'), **settings))
+                                      events=('contact', 'incipient_slip'),
+                                      **{'slip_settle_s': 0.0} | settings))
 
 
 def test_fires_when_a_pad_uses_the_share_of_its_friction_cone():
@@ -96,7 +98,7 @@ def test_a_lightly_pressed_pad_and_no_signals_never_fire():
 def test_score_cues_scaled_and_off():
     score = SlipScore(friction=1.0, ratio=0.5, cop_speed=0.0)
     cues = score.update(np.array([[10.0, 2.0, 0.0, 0.0, 0.004]]), 0.01)
-    assert cues.tolist() == [[0.4, 0.0, 0.0, 0.0]]  # 0.2 of the cone over 0.5; the rest off
+    assert cues.tolist() == [[0.4, 0.0, 0.0, 0.0, 0.0]]  # 0.2 of the cone over 0.5; the rest off
 
 
 @pytest.mark.parametrize('settings, message', [

@@ -118,6 +118,14 @@ def _cmd_slip_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_hardware_eval(args: argparse.Namespace) -> int:
+    from grasp_monitor.app.hardware_eval.run import hardware_eval, PER_KIND, QUICK_PER_KIND
+    per_kind = QUICK_PER_KIND if args.quick else args.per_kind or PER_KIND
+    hardware_eval(args.output_dir, per_kind, args.seed, args.jobs,
+                  args.preset or ('ideal', 'typical', 'harsh'), dict(args.set))
+    return 0
+
+
 def _cubes(text: str) -> list[int]:
     """Parse ``3``, ``1-11`` or ``1,3,5`` into cube counts."""
     counts: list[int] = []
@@ -371,6 +379,29 @@ def build_parser() -> argparse.ArgumentParser:
     slip.add_argument('--output-dir', type=Path, default=Path('results/slip_eval'),
                       help='where the table, JSON and PNG go (default results/slip_eval)')
     slip.set_defaults(handler=_cmd_slip_eval)
+    hardware = commands.add_parser(
+        'hardware-eval', help='score every event on what hardware gives the monitor',
+        description='Run pick_lift trials offline (grasps that hold, pulls that slip, drops, '
+        'slow closes, closes that never come) and feed a monitor with config/hardware.yaml\'s '
+        'settings only tactile clouds and finger joint states, through the realism model of '
+        'each preset (no ground truth, no contacts, no slip channel, the friction unknown); '
+        'score each event against the simulator: precision, recall, F1, latency, false '
+        'alarms per minute of holding. Writes hardware_eval.md and hardware_eval.json to '
+        '--output-dir (docs/realism.md).')
+    size = hardware.add_mutually_exclusive_group()
+    size.add_argument('--per-kind', type=int, help='trials of each of the 5 kinds (default 24)')
+    size.add_argument('--quick', action='store_true',
+                      help='2 trials of each kind, to check the command end to end')
+    hardware.add_argument('--seed', type=int, default=0, help="the family's seed (default 0)")
+    hardware.add_argument('--preset', action='append', choices=('ideal', 'typical', 'harsh'),
+                          help='a realism preset to score (repeat; default all three)')
+    hardware.add_argument('--set', type=_setting, action='append', default=[],
+                          metavar='NAME=VALUE', help="a grasp_monitor parameter on top of "
+                          'config/hardware.yaml (repeat)')
+    hardware.add_argument('--jobs', type=int, default=1, help='processes (default 1)')
+    hardware.add_argument('--output-dir', type=Path, default=Path('results/hardware_eval'),
+                          help='where the tables go (default results/hardware_eval)')
+    hardware.set_defaults(handler=_cmd_hardware_eval)
     benchmark = commands.add_parser(
         'benchmark', help='run the physics-engine grasp benchmark (energy metric) on MuJoCo',
         description='Simulate the benchmark scenarios, score every step with the energy '

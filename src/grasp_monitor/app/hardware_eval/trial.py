@@ -60,7 +60,6 @@ def trial_values(trial: HardwareTrial, monitor: Mapping[str, Any]) -> dict[str, 
               'grasp_monitor.grasp_limit': monitor['grasp_limit'],
               'grasp_monitor.slip_out': monitor['slip_out'],
               'grasp_monitor.grasp_dwell': monitor['grasp_dwell'],
-              'grasp_metrics.contacts': '',
               'tactile_sensor.slip': [True],
               'mujoco_sim.motor_noise_type': 'gaussian',
               'mujoco_sim.motor_noise_range': pull.motor_noise_n,
@@ -164,27 +163,40 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
              for name, realism in presets.items()}
     layout = pipeline.evaluation.layout
     per_sample = pipeline.steps_per_monitor_sample
-    stamps_all, finger_all, drift_rows = [], [], []
-    total = round(trial.duration_s / pipeline.sim.timestep_s)
-    while pipeline.steps < total and not pipeline.sim.diverged:
-        first = pipeline.steps
-        count = min(pipeline.block_steps, total - first)
-        pipeline.step_block(count)
-        record = pipeline.stepper.record[:count]
-        rows = np.flatnonzero((first + np.arange(1, count + 1)) % per_sample == 0)
-        if not rows.size:
-            continue
-        stamps = pipeline.block_time_s[rows]
+    dt = pipeline.sim.timestep_s
+    # A block stepped again in parts (a command of the referee) is evaluated again from
+    # the same step: each part's ticks are kept by the step it starts at, the last wins.
+    ticks: dict[int, tuple[np.ndarray, ...]] = {}
+    evaluate = pipeline.evaluation.evaluate
+
+    def keep_ticks(record: np.ndarray, state_time_s: np.ndarray, first_step: int,
+                   stop_at_command: bool = False) -> int | None:
+        result = evaluate(record, state_time_s, first_step, stop_at_command)
+        rows = np.flatnonzero((first_step + np.arange(1, record.shape[0] + 1))
+                              % per_sample == 0)
         at_rows = record[rows]
-        finger_positions, finger_velocities = layout.joint_states(at_rows)
-        forces = [block[rows] for block in pipeline.values]
-        for view in views.values():
-            view.feed(stamps, forces, finger_positions, finger_velocities)
-        stamps_all.append(stamps)
-        finger_all.append(finger_velocities)
-        drift_rows.append(object_in_pad(layout, at_rows, 'object'))
+        ticks[first_step] = ((first_step + rows + 1) * dt, at_rows,
+                             *layout.joint_states(at_rows),
+                             *(block[rows] for block in pipeline.values))
+        return result
+
+    pipeline.evaluation.evaluate = keep_ticks  # type: ignore[method-assign]
+    stamps_all, finger_all, drift_rows = [], [], []
+    total = round(trial.duration_s / dt)
+    while pipeline.steps < total and not pipeline.sim.diverged:
+        pipeline.step_block(min(pipeline.block_steps, total - pipeline.steps))
+        for first in sorted(ticks):
+            stamps, at_rows, finger_positions, finger_velocities, *forces = ticks[first]
+            if not stamps.size:
+                continue
+            for view in views.values():
+                view.feed(stamps, forces, finger_positions, finger_velocities)
+            stamps_all.append(stamps)
+            finger_all.append(finger_velocities)
+            drift_rows.append(object_in_pad(layout, at_rows, 'object'))
+        ticks.clear()
         if report is not None:
-            report(count * pipeline.sim.timestep_s)
+            report(pipeline.steps * dt)
     stamps = np.concatenate(stamps_all)
     finger_velocity = np.concatenate(finger_all)
     truth = {r.kind: r.time_s for r in reversed(pipeline.evaluation.events)
@@ -208,8 +220,11 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
 
 
 def _closing(grasp_s: float | None, stamps: np.ndarray, velocity: np.ndarray) -> bool:
-    """Whether a finger truly still closed when the grasp fired at ``grasp_s``."""
+    """Whether a finger truly still closed when the grasp fired at ``grasp_s``.
+
+    Closing is positive: a finger bouncing back off the object is not closing.
+    """
     if grasp_s is None:
         return False
     window = (stamps > grasp_s - CLOSING_WINDOW_S - 1e-9) & (stamps <= grasp_s + 1e-9)
-    return bool(np.abs(velocity[window].mean(axis=0)).max() > CLOSING_SPEED_M_PER_S)
+    return bool(velocity[window].mean(axis=0).max() > CLOSING_SPEED_M_PER_S)

@@ -54,9 +54,11 @@ class MonitorConfig:
         slip_normal_axis: the tactile pads' axis normal to their surface ('x', 'y', 'z'),
             for the samples' ``pad_signals`` (``MonitorInputs``).
         slip_friction, slip_ratio, slip_cop_speed, slip_vibration, slip_speed,
-        slip_min_force_n, slip_high_pass_s, slip_cop_window_s: the incipient_slip event's
+        slip_min_force_n, slip_high_pass_s, slip_cop_window_s, slip_stall, slip_stall_rise,
+        slip_stall_window_s, slip_settle_s: the incipient_slip event's
             (``IncipientSlipEvent``: friction, ratio, cop_speed, vibration,
-            slip_speed, min_force_n, high_pass_s).
+            slip_speed, min_force_n, high_pass_s, cop_window_s, stall, stall_rise,
+            stall_window_s, settle_s).
     """
 
     sensor_period_s: float = 0.001
@@ -88,6 +90,10 @@ class MonitorConfig:
     slip_min_force_n: float = default('slip_min_force_n')
     slip_high_pass_s: float = default('slip_high_pass_s')
     slip_cop_window_s: float = default('slip_cop_window_s')
+    slip_stall: float = default('slip_stall')
+    slip_stall_rise: float = default('slip_stall_rise')
+    slip_stall_window_s: float = default('slip_stall_window_s')
+    slip_settle_s: float = default('slip_settle_s')
 
     def __post_init__(self) -> None:
         check_positive(sensor_period_s=self.sensor_period_s)
@@ -150,7 +156,8 @@ class MonitorConfig:
             'incipient_slip': lambda: IncipientSlipEvent(
                 self.slip_friction, self.slip_ratio, self.slip_cop_speed, self.slip_vibration,
                 self.slip_speed, self.slip_min_force_n, self.slip_high_pass_s,
-                self.slip_cop_window_s, body_names=bodies),
+                self.slip_cop_window_s, self.slip_stall, self.slip_stall_rise,
+                self.slip_stall_window_s, self.slip_settle_s, body_names=bodies),
             'stop_external_force': lambda: StopExternalForceEvent(self.force_test_s),
         }
         # Sorted, so a prerequisite is always added before the events that need it.

@@ -50,7 +50,7 @@ class FingerMotion:
         speed = np.abs(np.asarray(velocities, float))
         if positions is None or self.window_s == 0:
             return speed
-        position = np.asarray(positions, float)
+        position = np.array(positions, float)  # a copy: the caller may reuse its array
         stamps, kept = self._stamps, self._positions
         if stamps and time_s < stamps[-1]:
             self.reset()  # time went back

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 import math
 
 from grasp_monitor.core.errors import ConfigError
@@ -13,7 +14,11 @@ from grasp_monitor.core.monitor.state import TrialState
 import numpy as np
 
 #: The cues, in the order of ``IncipientSlipEvent.cues``.
-CUES = ('friction', 'cop', 'vibration', 'slip')
+CUES = ('friction', 'cop', 'vibration', 'slip', 'stall')
+#: The stall cue's short window, s: the ratio's rise over it against the long window's.
+STALL_SHORT_S = 0.02
+#: Time constant of the low-pass of the shear ratio the stall cue reads, s.
+STALL_FILTER_S = 0.005
 
 
 class SlipScore:
@@ -30,12 +35,22 @@ class SlipScore:
       low-pass of time constant ``high_pass_s``) over the normal force, over
       ``vibration``;
     - slip: the sliding speed of a sensor's slip channel, m/s, over ``slip_speed``
-      (only where the sensor has one: NaN counts as 0).
+      (only where the sensor has one: NaN counts as 0);
+    - stall (needs no friction coefficient): the shear ratio (shear / normal force),
+      having risen by at least ``stall_rise`` from its lowest since the pad was loaded and
+      still rising over the last ``stall_window_s``, stops rising: one minus its rise
+      over the last ``STALL_SHORT_S`` as a share of the rise over the window at the same
+      pace, over ``stall`` (the cone's edge: a pull past it slides at the friction limit
+      instead of loading the pads further; a load that turns smoothly, at the peak of a
+      swing, slows over the whole window, not in its last moments).
 
+    A pad is watched once it has been loaded for ``settle_s`` (the impact of the close
+    is no slip). A ``friction`` of 0 means it is unknown: the friction cue is off.
     Defaults: the monitor's settings, ``incipient_slip.*``.
 
     Args:
-        friction: friction coefficient of the pads on the object assumed by the cone.
+        friction: friction coefficient of the pads on the object assumed by the cone
+            (0: unknown, the friction cue is off).
         ratio: share of the friction cone that warns, in (0, 10].
         cop_speed: centre of pressure speed that warns, m/s (0: off).
         vibration: relative high-passed normal force that warns (0: off).
@@ -44,6 +59,10 @@ class SlipScore:
         high_pass_s: time constant of the vibration's low-pass, s.
         cop_window_s: time constant of the low-pass of the centre of pressure's
             velocity, s (0: none).
+        stall: share of the expected rise that, missing, warns (0: off).
+        stall_rise: least rise of the shear ratio before a stall counts.
+        stall_window_s: the window over which the ratio must have been rising, s.
+        settle_s: a pad is watched once loaded this long, s.
 
     Raises:
         ConfigError: a value out of range, naming it.
@@ -56,20 +75,33 @@ class SlipScore:
                  slip_speed: float = default('slip_speed'),
                  min_force_n: float = default('slip_min_force_n'),
                  high_pass_s: float = default('slip_high_pass_s'),
-                 cop_window_s: float = default('slip_cop_window_s')) -> None:
-        check_positive(friction=friction, ratio=ratio, min_force_n=min_force_n,
-                       high_pass_s=high_pass_s)
-        for name, value in (('cop_speed', cop_speed), ('vibration', vibration),
-                            ('slip_speed', slip_speed), ('cop_window_s', cop_window_s)):
+                 cop_window_s: float = default('slip_cop_window_s'),
+                 stall: float = default('slip_stall'),
+                 stall_rise: float = default('slip_stall_rise'),
+                 stall_window_s: float = default('slip_stall_window_s'),
+                 settle_s: float = default('slip_settle_s')) -> None:
+        check_positive(ratio=ratio, min_force_n=min_force_n, high_pass_s=high_pass_s,
+                       stall_window_s=stall_window_s)
+        for name, value in (('friction', friction), ('cop_speed', cop_speed),
+                            ('vibration', vibration), ('slip_speed', slip_speed),
+                            ('cop_window_s', cop_window_s), ('stall', stall),
+                            ('stall_rise', stall_rise), ('settle_s', settle_s)):
             if not (value >= 0 and math.isfinite(value)):
                 raise ConfigError(f'{name} must be finite and >= 0 (0: off), got {value}')
+        if stall_window_s <= STALL_SHORT_S:
+            raise ConfigError(f'stall_window_s must be longer than {STALL_SHORT_S} s, got '
+                              f'{stall_window_s}')
         self.friction = float(friction)
         self.min_force_n = float(min_force_n)
         self.high_pass_s = float(high_pass_s)
         self.cop_window_s = float(cop_window_s)
+        self.stall_rise = float(stall_rise)
+        self.stall_window_s = float(stall_window_s)
+        self.settle_s = float(settle_s)
         # multiplied by each cue: 0 turns it off
-        self._scale = np.array([1.0 / ratio] + [1.0 / v if v > 0 else 0.0
-                                                for v in (cop_speed, vibration, slip_speed)])
+        self._scale = np.array([1.0 / ratio if friction > 0 else 0.0] + [
+            1.0 / v if v > 0 else 0.0 for v in (cop_speed, vibration, slip_speed, stall)])
+        self._stall_on = stall > 0
         self.reset()
 
     def reset(self) -> None:
@@ -77,9 +109,15 @@ class SlipScore:
         self._cop: np.ndarray | None = None
         self._cop_velocity: np.ndarray | None = None
         self._low: np.ndarray | None = None
+        self._time_s = 0.0
+        self._loaded_for: np.ndarray | None = None
+        # the stall cue's past: the low-passed shear ratio, its lowest, and its history
+        self._ratio: np.ndarray | None = None
+        self._lowest: np.ndarray | None = None
+        self._history: deque[tuple[float, np.ndarray]] = deque()
 
     def update(self, signals: np.ndarray, dt_s: float) -> np.ndarray:
-        """Return (B, 4) each pad's cues over their thresholds (0 for a pad not loaded).
+        """Return (B, 5) each pad's cues over their thresholds (0 for a pad not watched).
 
         Args:
             signals: (B, 5) the pads' ``slip_signals.SIGNALS`` now.
@@ -88,8 +126,15 @@ class SlipScore:
         normal, shear = signals[:, 0], signals[:, 1]
         loaded = normal >= self.min_force_n
         safe = np.where(loaded, normal, 1.0)
+        self._time_s += dt_s
+        if self._loaded_for is None:
+            self._loaded_for = np.zeros(normal.size)
+        self._loaded_for = np.where(loaded, self._loaded_for + dt_s, 0.0)
         cues = np.zeros((normal.size, len(CUES)))
-        cues[:, 0] = shear / (self.friction * safe)
+        if self.friction > 0:
+            cues[:, 0] = shear / (self.friction * safe)
+        if self._stall_on:
+            cues[:, 4] = self._stall(np.where(loaded, shear / safe, np.nan), dt_s)
         cop = signals[:, 2:4]
         if self._cop is not None and dt_s > 0:
             velocity = (cop - self._cop) / dt_s
@@ -108,8 +153,38 @@ class SlipScore:
         slip = signals[:, 4]
         cues[:, 3] = np.where(np.isfinite(slip), slip, 0.0)
         cues *= self._scale
-        cues[~loaded] = 0.0
+        cues[~loaded | (self._loaded_for < self.settle_s)] = 0.0
         return cues
+
+    def _stall(self, ratio: np.ndarray, dt_s: float) -> np.ndarray:
+        """Return (B,) the stall cue, unscaled: the share of the expected rise missing."""
+        if self._ratio is None:
+            self._ratio = ratio.copy()
+            self._lowest = ratio.copy()
+        else:
+            self._ratio += (ratio - self._ratio) * (dt_s / (STALL_FILTER_S + dt_s))
+            # a pad loaded again starts from its ratio now
+            restart = ~np.isfinite(self._ratio)
+            self._ratio[restart] = ratio[restart]
+            self._lowest = np.fmin(np.where(np.isfinite(ratio), self._lowest, np.nan),
+                                   self._ratio)
+        now_s, history = self._time_s, self._history
+        history.append((now_s, self._ratio.copy()))
+        while len(history) > 1 and history[1][0] <= now_s - self.stall_window_s + 1e-12:
+            history.popleft()
+        start_s, start = history[0]
+        span_s = now_s - start_s
+        if span_s < self.stall_window_s - 1e-9:
+            return np.zeros(ratio.size)
+        # the ratio a short window ago (the newest entry at or before it)
+        short_at = now_s - STALL_SHORT_S
+        recent = next(value for stamp, value in reversed(history) if stamp <= short_at + 1e-12)
+        rise = self._ratio - start
+        expected = rise * (STALL_SHORT_S / span_s)
+        armed = (self._ratio - self._lowest >= self.stall_rise) & (rise > 0)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            missing = 1.0 - (self._ratio - recent) / expected
+        return np.where(armed & np.isfinite(missing), np.clip(missing, 0.0, 10.0), 0.0)
 
 
 class IncipientSlipEvent(MonitorEvent):
@@ -157,7 +232,9 @@ class IncipientSlipEvent(MonitorEvent):
         if self.score >= 1.0:
             normal = float(signals[pad, 0])
             name = self.body_names[pad] if self.body_names else pad
+            shares = {'friction_share': float(signals[pad, 1]) / (self.scorer.friction * normal)} \
+                if self.scorer.friction > 0 else {}
             self._fire(state, pad=name, cue=CUES[int(cues[pad].argmax())], score=self.score,
-                       friction_share=float(signals[pad, 1]) / (self.scorer.friction * normal),
+                       shear_ratio=float(signals[pad, 1]) / normal, **shares,
                        normal_force_n=normal)
         return Command.CONTINUE

@@ -173,7 +173,7 @@ class MonitorInputs:
                               'the monitor reads contacts, not taxels')
         forces = np.asarray(forces_n, float)
         if forces.ndim == 2 and forces.shape[0]:
-            forces = self.zeros[index].apply(forces, time_s, not self._touching[index])
+            forces = self.zeros[index].apply(forces, time_s)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
         if self.config.slip_signals and positions_m is not None:
             # the total first, then the pad's slip signals

@@ -4,8 +4,10 @@ A real array reads an offset per taxel that drifts, and noise. ``TaxelZero`` lea
 each taxel's zero and noise over a tare window (the first readings after a tare
 request), then reports each taxel's reading less its zero, a taxel whose remainder is
 within its noise floor (``deadband_sigmas`` times its noise, at least ``deadband_n``)
-as 0, and, while the pad is free (no contact), lets the zero follow slow drift.
-With exact signals (no offset, no noise) it changes nothing once the window is over.
+as 0, and lets the zero of a taxel whose remainder stays within ``TRACK_BAND`` floors
+follow it slowly: drift, and what hysteresis leaves after a load, fade out, while a
+load beyond the band is kept. With exact signals (no offset, no noise: a floor of 0)
+it changes nothing once the window is over.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from grasp_monitor.core.errors import ConfigError
 import numpy as np
 import numpy.typing as npt
 
+#: A taxel within this many noise floors of its zero is unloaded: its zero follows it.
+TRACK_BAND = 2.0
+
 
 class TaxelZero:
     """Tare, noise floor and drift following of one pad's taxels.
@@ -25,8 +30,8 @@ class TaxelZero:
         deadband_n: the least noise floor of a taxel, N.
         deadband_sigmas: a taxel's floor in units of its noise (the root of the summed
             variances of its components over the window).
-        track_s: time constant with which the zero follows the readings while the pad is
-            free, s (0: it does not).
+        track_s: time constant with which the zero of an unloaded taxel follows its
+            readings, s (0: it does not).
 
     Attributes:
         taring: readings are being averaged into the zero (the pad reads 0 meanwhile).
@@ -56,13 +61,12 @@ class TaxelZero:
         self._square: np.ndarray | None = None
         self._count = 0
 
-    def apply(self, forces: npt.ArrayLike, time_s: float, free: bool) -> np.ndarray:
+    def apply(self, forces: npt.ArrayLike, time_s: float) -> np.ndarray:
         """Return the pad's (N, C) readings zeroed; all zeros while taring.
 
         Args:
             forces: (N, C) each taxel's reading (C = 3 components or 1), N.
             time_s: the reading's stamp, s.
-            free: the pad was not in contact at its last sample (the zero may follow).
 
         Raises:
             ConfigError: a reading whose shape differs from the pad's earlier ones.
@@ -78,11 +82,13 @@ class TaxelZero:
         if self._zero is None:
             return values
         zeroed = values - self._zero
-        if free and self.track_s > 0 and 0 < dt_s < math.inf:
-            self._zero += zeroed * (dt_s / (self.track_s + dt_s))
-        if self.floor_n.any():
-            size = np.sqrt(np.einsum('nc,nc->n', zeroed, zeroed))
-            zeroed[size <= self.floor_n] = 0.0
+        if not self.floor_n.any():
+            return zeroed
+        size = np.sqrt(np.einsum('nc,nc->n', zeroed, zeroed))
+        if self.track_s > 0 and 0 < dt_s < math.inf:
+            unloaded = size <= TRACK_BAND * self.floor_n
+            self._zero[unloaded] += zeroed[unloaded] * (dt_s / (self.track_s + dt_s))
+        zeroed[size <= self.floor_n] = 0.0
         return zeroed
 
     def _learn(self, values: np.ndarray, time_s: float) -> np.ndarray:

@@ -62,6 +62,8 @@ def make_pick_lift(
     grasp_z_m = table_height_m + half
     open_y_m = half + finger_gap_m + pad_half[1]
     # Closed fingers stop with their pads 2 mm apart: touching pads would read as a grasp.
+    # A stiff limit keeps them apart under the full grip force (the default, soft one let
+    # 5 N push the pads into each other).
     close_limit_m = open_y_m - pad_half[1] - 0.001
     # The scene's own softness is MuJoCo's default.
     contact = f'friction="{vec((settings.friction, 0.005, 0.0001))}"{settings.contact_xml()}'
@@ -73,7 +75,7 @@ def make_pick_lift(
     fingers = ''.join(
         f'<body name="finger_{side}" pos="{vec((0, sign * open_y_m, 0))}">'
         f'<joint name="finger_{side}" type="slide" axis="{vec((0, -sign, 0))}" limited="true"'
-        f' range="{vec((-0.01, close_limit_m))}" damping="0.5"/>'
+        f' range="{vec((-0.01, close_limit_m))}" solreflimit="0.002 1" damping="0.5"/>'
         f'<geom name="finger_{side}_link" type="box" pos="{vec((0, 0, pad_half[2] + 0.02))}"'
         f' size="{vec((pad_half[0], pad_half[1], 0.02))}" mass="{finger_mass_kg / 2!r}"'
         ' contype="0" conaffinity="0" rgba="0.5 0.5 0.55 1"/>'
