@@ -53,7 +53,9 @@ def test_time_going_back_drops_the_old_timeline():
     inputs = fresh_inputs()  # readings at t = 1.0 s, the left pad touching
     # the clock went back (a simulator reset) before new readings arrived
     assert inputs.sample(0.05).stale
-    inputs.update_pad('right', np.zeros((2, 3)), 0.02)
+    inputs.update_pad('right', np.zeros((2, 3)), 0.01)
+    assert inputs.pad_forces_n().tolist() == [1.0, 0.0]  # one reading: held, not yet a reset
+    inputs.update_pad('right', np.zeros((2, 3)), 0.02)  # the stream goes on from it
     assert inputs.pad_forces_n().tolist() == [0.0, 0.0]  # the old left reading is gone
     sample = inputs.sample(0.05)
     assert sample.stale and sample.in_contact.tolist() == [False, False]
@@ -238,6 +240,7 @@ def test_a_first_reading_from_the_timeline_the_others_left_is_ignored():
     grid = StampGrid(2, 0.01, 0.05)
     grid.add(0, 2.0, 'old')
     grid.add(0, 0.0, 'new')  # a reset, before input 1 ever spoke
+    grid.add(0, 0.0, 'new')  # (its stream goes on from there)
     grid.add(1, 2.0, 'straggler')  # input 1's first reading is of the old timeline
     assert grid.ignored == 1 and grid.latest() == (('new', None), (0.0, -math.inf))
     grid.add(1, 0.0, 'a')

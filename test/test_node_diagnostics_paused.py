@@ -30,6 +30,15 @@ def levels(observer, name):
     return latest, count
 
 
+def overall(observer):
+    """Return the monitor's latest overall status (level, message), None before one."""
+    for array in reversed(list(observer.diagnostics)):
+        for status in array.status:
+            if status.name.endswith('/grasp_monitor: monitor'):
+                return status.level, status.message
+    return None
+
+
 def all_at(observer, level):
     return all(
         all(levels(observer, name)[0].get(topic) == level for topic in topics)
@@ -54,6 +63,9 @@ def test_a_paused_simulator_leaves_diagnostics_flowing_and_stale_until_it_resume
     assert wait_for(lambda: all(levels(observer, name)[1] >= stale_at[name] + 2 * len(topics)
                                 for name, topics in INPUTS.items()), timeout_s=10.0)
     assert all_at(observer, DiagnosticStatus.STALE)  # still paused: still stale
+    # the monitor's overall status too, though its clock (simulated) stands still with them
+    assert overall(observer) == (DiagnosticStatus.STALE,
+                                 'stale input: contacts, ground_truth/object, joint_states')
     assert ros.call(pause, SetBool.Request(data=False)).success
     assert wait_for(lambda: all_at(observer, DiagnosticStatus.OK), timeout_s=10.0), \
         {name: levels(observer, name)[0] for name in INPUTS}

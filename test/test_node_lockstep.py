@@ -103,3 +103,20 @@ def test_a_hosted_controller_commands_each_tick_as_the_script_does_offline(ros):
     got = {round(stamp_s(s.header.stamp), 6): list(s.position) for s in states[:800]}
     assert got.keys() == expected.keys()
     assert got == expected  # bit for bit: no command late, none early
+
+
+def test_a_refused_command_stamped_with_the_clock_holds_no_tick(ros):
+    """An unknown joint, stamped with the latest /clock: refused, and lockstep never waits."""
+    sim = make_sim(ros, real_time_factor=0.0)
+    client = ros.client()
+    commands = client.create_publisher(JointState, 'servo_commands', RELIABLE)
+    clocks = []
+    client.create_subscription(Clock, '/clock', clocks.append, RELIABLE)
+    assert wait_for(lambda: clocks, timeout_s=20.0)
+    bad = JointState(name=['no_such_joint'], position=[0.05], effort=[9.0])
+    bad.header.stamp = clocks[-1].clock
+    commands.publish(bad)
+    assert wait_for(lambda: sim.refused['unknown_joint'] == 1, timeout_s=10.0), sim.refused
+    seen = len(clocks)
+    assert wait_for(lambda: len(clocks) > seen + 100, timeout_s=20.0)
+    assert not sim.lockstep.peer and sim.lockstep.resends == 0

@@ -36,6 +36,18 @@ CASES = [
     ('replay', 'pause_at', float('nan'),
      "parameter 'pause_at' of node 'replay' must be a double in [-1, 1e+09], got nan"),
     ('replay', 'pause_at', 1.5, ''),
+    # the clock every stamp is read on: switching it mid-trial sends time years away
+    ('grasp_monitor', 'use_sim_time', True,
+     "parameter 'use_sim_time' of node 'grasp_monitor' is fixed once the node runs: "
+     'switching between simulated and wall time sends the clock years forward or back '
+     'mid-trial (the monitor would end the trial as a reset and every late verdict would be '
+     'lost); set it at start (a parameter file, or --ros-args -p use_sim_time:=...)'),
+    ('replay', 'use_sim_time', True,
+     "parameter 'use_sim_time' of node 'replay' is fixed once the node runs: switching "
+     'between simulated and wall time sends the clock years forward or back mid-trial (the '
+     'monitor would end the trial as a reset and every late verdict would be lost); set it '
+     'at start (a parameter file, or --ros-args -p use_sim_time:=...)'),
+    ('grasp_monitor', 'use_sim_time', False, ''),  # no change: nothing to refuse
 ]
 
 
@@ -75,3 +87,5 @@ def test_every_refused_set_names_the_parameter_the_node_and_what_is_valid(nodes,
     assert ros.call(get, GetParameters.Request(names=['pause_at'])).values[0].double_value == 1.5
     get = client.create_client(GetParameters, 'grasp_monitor/get_parameters')
     assert ros.call(get, GetParameters.Request(names=['rate'])).values[0].double_value == 100.0
+    assert ros.call(get, GetParameters.Request(names=['use_sim_time'])).values[0].bool_value \
+        is False

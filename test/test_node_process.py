@@ -1,8 +1,10 @@
 """``run_node``: how every node's process stops on a signal."""
 
+import os
 import signal
 
-from conftest import child_python
+from conftest import child_python, wait_for
+from diagnostic_msgs.msg import DiagnosticArray
 import pytest
 
 # rclpy's own handler wakes the executor, then shuts the context down from its own thread;
@@ -87,3 +89,56 @@ def test_each_executor_runs_timers_made_late_messages_with_info_and_stops_on_sig
     assert seen == {'timer', 'late timer', 'message in'}, stderr
     assert child.returncode == 0 and stdout.endswith('exit 0\n'), stderr
     assert 'Traceback' not in stderr
+
+
+# A stand-in for `ros2 launch`: starts real nodes as children (as launch does, from its own
+# process), says their pids, then waits. SIGTERM kills it at once, as it did real launch 3.4.
+LAUNCH = """
+import subprocess
+import sys
+import time
+from grasp_monitor.nodes import node_command
+
+children = [subprocess.Popen(node_command(name, {'exit_with_parent': sys.argv[1],
+                                                  'use_sim_time': 'false'}),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for name in ('grasp_monitor', 'grasp_metrics')]
+print(' '.join(str(child.pid) for child in children), flush=True)
+time.sleep(600)
+"""
+
+
+def alive(pid):
+    """Whether process ``pid`` still runs (a zombie or a reaped pid does not)."""
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return stat.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize('exit_with_parent', [True, False])
+def test_nodes_exit_when_the_launch_that_started_them_is_sigtermed(ros, tmp_path, monkeypatch,
+                                                                   exit_with_parent):
+    monkeypatch.chdir(tmp_path)  # the monitor's event log
+    client = ros.client()
+    seen = set()
+    client.create_subscription(
+        DiagnosticArray, '/diagnostics',
+        lambda msg: seen.update(s.name.split(':')[0] for s in msg.status), 10)
+    with child_python(LAUNCH, str(exit_with_parent).lower()) as launch:
+        pids = [int(pid) for pid in launch.stdout.readline().split()]
+        try:
+            assert len(pids) == 2, launch.stderr.read()
+            # both nodes spin (their diagnostics come): the launch then dies at once
+            assert wait_for(lambda: {'/grasp_monitor', '/grasp_metrics'} <= seen,
+                            timeout_s=60.0), seen
+            launch.send_signal(signal.SIGTERM)
+            launch.wait(timeout=5.0)
+            assert launch.returncode == -signal.SIGTERM
+            gone = wait_for(lambda: not any(alive(pid) for pid in pids), timeout_s=2.0)
+            assert gone == exit_with_parent, [pid for pid in pids if alive(pid)]
+        finally:
+            for pid in pids:
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)

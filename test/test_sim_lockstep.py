@@ -11,8 +11,10 @@ def make(now_s=0.01, enabled=True):
 
 def test_a_command_on_the_timeline_joins_the_peer():
     gate, clock, _ = make()
-    gate.command_in(0.5)  # ahead of the clock: another timeline
-    assert not gate.peer and gate.answer_s == 0.5
+    gate.command_in(0.5)  # ahead of the clock: another timeline, it answers nothing
+    assert not gate.peer and gate.answer_s == -float('inf')
+    gate.command_in(0.0)  # unstamped
+    assert not gate.peer and gate.answer_s == -float('inf')
     gate.command_in(0.01)
     assert gate.peer and gate.waiting_for(0.01) == ''
     assert gate.waiting_for(0.02) == 'servo_commands'

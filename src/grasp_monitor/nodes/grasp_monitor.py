@@ -11,13 +11,15 @@ from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.frames import FrameTree
 from grasp_monitor.core.monitor import Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs
 from grasp_monitor.core.monitor.settings import input_fields
+from grasp_monitor.core.monitor.stamp_grid import stamp_counts
 from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.core.streams import StreamWatch
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
-    lost_counts, PAD_INPUTS, read_input, refusal_counts, subscribe, subscribe_pads)
+    log_refused_stamps, lost_counts, PAD_INPUTS, read_input, refusal_counts, subscribe,
+    subscribe_pads)
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -109,6 +111,8 @@ class GraspMonitorNode(Node):
         # each input is due at least once a sample; silent 10 samples (>= 0.5 s): STALE
         self.streams = StreamWatch(dict.fromkeys(
             [self.topics[name] for name in self.inputs.names()], 1.0 / p['rate']))
+        log_refused_stamps(self, self.inputs.grid,
+                           tuple(self.topics[name] for name in self.inputs.names()))
         self.frames = FrameTree()
         # ids go on from the log's last trial, so the log reads as one history
         last_trial, read = EventLog.last_trial_id(p['event_log'])
@@ -270,15 +274,17 @@ class GraspMonitorNode(Node):
 
     def _publish_diagnostics(self) -> None:
         values = self.monitor.diagnostics() | self.inputs.diagnostics()
-        values.update(refusal_counts(self.refused, 'refused_inputs') | lost_counts(self),
-                      waiting_for=self._waiting_for())
-        stale = self.inputs.sample(self._now_s()).stale
+        values.update(refusal_counts(self.refused, 'refused_inputs') | lost_counts(self)
+                      | stamp_counts(self.inputs.grid), waiting_for=self._waiting_for())
+        # silent on wall time: a paused or dead simulator stops the clock the sample reads
+        silent = [s.name for s in self.streams.statuses(wall_now_s()) if s.stale]
+        stale = bool(silent) or self.inputs.sample(self._now_s()).stale
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [conversions.diagnostic_status(
             f'{self.get_fully_qualified_name()}: monitor', 'STALE' if stale else 'OK',
-            'stale input' if stale else 'fresh input', values)] + stream_statuses(
-                self, self.streams)
+            ('stale input: ' + ', '.join(silent) if silent else 'stale input') if stale
+            else 'fresh input', values)] + stream_statuses(self, self.streams)
         self.diag_pub.publish(msg)
 
     def _waiting_for(self) -> str:

@@ -14,6 +14,7 @@ import inspect
 from typing import Callable, TypeVar
 
 from grasp_monitor.core.errors import CommandError, GraspMonitorError
+from grasp_monitor.core.monitor import StampGrid
 from grasp_monitor.core.pad_contacts import ObjectContacts, PadContacts
 from grasp_monitor.core.servo import ServoCommand
 from grasp_monitor.nodes import conversions
@@ -41,6 +42,23 @@ def read_input(node: Node, refused: Counter, topic: str, read: Callable[[], T]) 
         refused[getattr(error, 'kind', 'invalid')] += 1
         node.get_logger().warning(f'dropped {topic}: {error}', throttle_duration_sec=1.0)
         return None
+
+
+def log_refused_stamps(node: Node, grid: StampGrid, names: tuple[str, ...]) -> None:
+    """Log the first reading of each input ``grid`` refuses for its stamp, once per input.
+
+    The rest are counted only (``refused_stamps``): a flood must not flood the log too.
+    """
+    warned: set[int] = set()
+
+    def on_refused(index: int, stamp_s: float, last_s: float) -> None:
+        if index not in warned:
+            warned.add(index)
+            node.get_logger().warning(
+                f'refused {names[index]} stamped {stamp_s:.6f} s: off its stream (last '
+                f'{last_s:.6f} s) and its next reading went on from there; further ones '
+                'are counted in refused_stamps, not logged')
+    grid.stamps.on_refused = on_refused
 
 
 def refusal_counts(refused: Counter, total_key: str) -> dict[str, int]:
@@ -197,10 +215,16 @@ def subscribe_pads(node: Node, refused: Counter, contacts_topic: str,
 
 
 def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoCommand],
-                         apply: Callable[[ServoCommand], object]) -> None:
-    """Apply the command ``make`` builds; count a refused one by kind and log it (throttled)."""
+                         apply: Callable[[ServoCommand], object]) -> bool:
+    """Apply the command ``make`` builds; count a refused one by kind and log it (throttled).
+
+    Returns:
+        Whether it was applied: only an applied command may move anything else (lockstep).
+    """
     try:
         apply(make())
     except CommandError as error:
         refused[error.kind] += 1
         node.get_logger().warning(f'refused servo command: {error}', throttle_duration_sec=1.0)
+        return False
+    return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import math
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -123,6 +124,7 @@ class MujocoSimNode(Node):
         tick_rate_hz = 1.0 / (self.runner.steps_per_tick * self.sim.timestep_s)
         self.clock_every = max(1, round(tick_rate_hz / p['clock_rate'])) if p['clock_rate'] else 1
         self.refused: Counter[str] = Counter()
+        self.command_stamp_s = -math.inf  # of the last servo_commands applied, s
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         # As deep as the sensor streams: a reader that falls behind (a recorder) loses no tick.
         # every tick's messages go out as bytes rewritten in place: see conversions.cdr_template
@@ -192,15 +194,27 @@ class MujocoSimNode(Node):
         with self.runner.lock:
             self.sim.set_command(command, stamp_s)
 
-    def _accept(self, make_command, stamp_s: float | None = None) -> None:
-        accept_servo_command(self, self.refused, make_command,
-                             lambda command: self._set_command(command, stamp_s))
+    def _accept(self, make_command, stamp_s: float | None = None) -> bool:
+        return accept_servo_command(self, self.refused, make_command,
+                                    lambda command: self._set_command(command, stamp_s))
 
     def _on_command(self, msg: JointState) -> None:
+        """Apply a valid command; only an applied one answers the clock (lockstep)."""
         stamp_s = conversions.time_from_msg(msg.header.stamp)
-        self._accept(lambda: conversions.servo_command_from_joint_state(
-            msg, self.sim.servo_config, self.sim.command), stamp_s)
-        self.lockstep.command_in(stamp_s)
+        last_s = self.command_stamp_s
+        on_timeline = last_s <= self.sim.time_s + self.lockstep.tolerance_s
+        # older than the last command applied on this timeline: it would undo a newer one
+        if 0.0 < stamp_s < last_s - self.lockstep.tolerance_s and on_timeline:
+            self.refused['old_stamp'] += 1
+            self.get_logger().warning(
+                f'refused servo command stamped {stamp_s:.6f} s: before the last one '
+                f'applied, {last_s:.6f} s', throttle_duration_sec=1.0)
+            return
+        if self._accept(lambda: conversions.servo_command_from_joint_state(
+                msg, self.sim.servo_config, self.sim.command), stamp_s):
+            if stamp_s > 0.0:
+                self.command_stamp_s = max(last_s, stamp_s) if on_timeline else stamp_s
+            self.lockstep.command_in(stamp_s)
 
     def _on_verdict(self, msg: DiagnosticArray) -> None:
         """Start or stop the force test at the verdict's sample; note the next one due."""
@@ -224,6 +238,7 @@ class MujocoSimNode(Node):
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response):
         self.runner.reset()
         self.lockstep.reset()
+        self.command_stamp_s = -math.inf
         response.success, response.message = True, f'reset {self.sim.scene.name}'
         return response
 

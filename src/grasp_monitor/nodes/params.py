@@ -51,7 +51,19 @@ COMMON = (
             'EventsExecutor (events: about half the CPU per message) or its '
             'SingleThreadedExecutor (single_threaded); the first node of a process decides.',
             choices=('events', 'single_threaded'), read_only=True),
+    Setting('exit_with_parent', True, 'Stop (as on SIGTERM) once the process that started '
+            'this one dies, e.g. a ros2 launch killed by SIGTERM: no node outlives its '
+            'launch; the first node of a process decides.', read_only=True),
 )
+
+
+#: Parameters every node has (rclpy declares them) whose change at runtime would break a
+#: trial, and why; the tables' own are ``read_only``.
+FIXED_AT_START = {
+    'use_sim_time': 'switching between simulated and wall time sends the clock years '
+                    'forward or back mid-trial (the monitor would end the trial as a reset '
+                    'and every late verdict would be lost)',
+}
 
 
 def valid_values(setting: Setting) -> str:
@@ -70,12 +82,16 @@ def refusal(node: Node, by_name: dict[str, Setting], parameter: Parameter) -> st
 
     Names the parameter as it was written, the node and what is valid: an unknown
     name (with the closest declared one), a read-only parameter, a value of another
-    type, out of range or not a choice. Parameters of no table (``use_sim_time``)
-    are left to rclpy.
+    type, out of range or not a choice; a change of one ``FIXED_AT_START``. Other
+    parameters of no table are left to rclpy.
     """
     name = parameter.name
     where = f"parameter '{name}' of node '{node.get_name()}'"
     setting = by_name.get(name)
+    if name in FIXED_AT_START and node.has_parameter(name) and \
+            parameter.value != node.get_parameter(name).value:
+        return (f'{where} is fixed once the node runs: {FIXED_AT_START[name]}; set it at '
+                f'start (a parameter file, or --ros-args -p {name}:=...)')
     if setting is None:
         if node.has_parameter(name):
             return ''

@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import Callable
 
 from grasp_monitor.core.errors import GraspMonitorError
@@ -20,6 +21,10 @@ from rclpy.signals import SignalHandlerOptions
 
 #: Wall seconds an EventsExecutor waits at most before the process looks for a stop request.
 STOP_POLL_S = 0.1
+#: Wall seconds between two looks at whether the parent process still lives.
+PARENT_POLL_S = 0.2
+#: The process that started this one, as soon as this module is imported.
+_PARENT_PID = os.getppid()
 
 
 class _StopRequest:
@@ -78,6 +83,33 @@ class _StopRequest:
         os.close(self._write_fd)
 
 
+def watch_parent(parent_pid: int = _PARENT_PID, poll_s: float = PARENT_POLL_S) -> None:
+    """SIGTERM this process once its parent ``parent_pid`` is gone (it is then reparented).
+
+    A launch stopped by SIGTERM (docker stop, systemd) exits at once and leaves its
+    children running. Linux's parent-death signal would fire when the parent *thread*
+    that started the child ends, which a launcher's worker thread does; the parent pid
+    is what names the launch, so a daemon thread watches it instead (a getppid call per
+    ``poll_s``; on any POSIX system). A process whose parent is init from the start
+    (pid 1: a service, a container's entry point) has nothing to watch.
+    """
+    if parent_pid <= 1:
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(poll_s)
+        os.kill(os.getpid(), signal.SIGTERM)  # the usual way out: destroy, shut down, exit 0
+    threading.Thread(target=watch, name='parent_watch', daemon=True).start()
+
+
+def exits_with_parent(node: Node) -> bool:
+    """Return the node's ``exit_with_parent`` parameter (True when it declares none)."""
+    if node.has_parameter('exit_with_parent'):
+        return bool(node.get_parameter('exit_with_parent').value)
+    return True
+
+
 def executor_kind(node: Node) -> str:
     """Return the node's ``executor`` parameter (``events`` when it declares none)."""
     if node.has_parameter('executor'):
@@ -117,6 +149,8 @@ def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = 
     try:
         made = factory()
         nodes = made if isinstance(made, list) else [made]
+        if exits_with_parent(nodes[0]):
+            watch_parent()
         kind = executor_kind(nodes[0])
         executor = make_executor(kind)
         for node in nodes:

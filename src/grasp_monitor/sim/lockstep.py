@@ -54,11 +54,17 @@ class Lockstep:
         self.late_verdicts = 0
 
     def command_in(self, stamp_s: float) -> None:
-        """Note a servo command stamped ``stamp_s``, s: one on this timeline joins its peer."""
+        """Note an applied servo command stamped ``stamp_s``, s: one on this timeline answers.
+
+        Stamped with a time of this timeline, it answers that clock, and a peer answering
+        the clock joins; any other stamp (0, another timeline's) answers nothing. The
+        caller gives only commands it applied: a refused one never holds a tick.
+        """
+        if not 0.0 < stamp_s <= self.now_s() + self.tolerance_s:
+            return
         with self.answered:
             self.answer_s = stamp_s
-            # Stamped with a time of this timeline: a peer answering the clock joins.
-            if self.enabled and 0.0 < stamp_s <= self.now_s() + self.tolerance_s:
+            if self.enabled:
                 self.peer = True
             self.answered.notify_all()
 

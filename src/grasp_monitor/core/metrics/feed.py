@@ -12,6 +12,7 @@ from grasp_monitor.core.energy import EnergySample
 from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.metrics.criteria import CriteriaReport
 from grasp_monitor.core.monitor import EventRecord, GridPoint, InputsConfig, StampGrid
+from grasp_monitor.core.monitor.stamp_grid import stamp_counts
 from grasp_monitor.core.pad_contacts import basis_name, ObjectContacts, PadContacts
 from grasp_monitor.core.quality import GraspQuality
 from grasp_monitor.core.values import BodyState
@@ -103,7 +104,8 @@ class MetricsFeed:
         return level, {'ERROR': 'grasp failed', 'WARN': 'object moving in the hand',
                        'OK': 'held'}[level], {
             'energy_j': f'{energy_j:.6g}', 'threshold_j': fail_j, 'samples': self.samples,
-            'dropped_samples': self.grid.dropped, 'old_timeline_inputs': self.grid.ignored}
+            'dropped_samples': self.grid.dropped, 'old_timeline_inputs': self.grid.ignored,
+            **stamp_counts(self.grid)}
 
     def quality(self, time_s: float) -> GraspQuality | None:
         """Return the grasp quality of the sample stamped ``time_s`` (None: not taken)."""

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from grasp_monitor.core.errors import ConfigError
+from grasp_monitor.core.monitor.stream_stamps import StreamStamps
 
 
 #: Stamps closer than this are equal, s.
@@ -50,7 +51,9 @@ class StampGrid:
     (a simulator reset), which forgets every buffered reading and every
     owed grid stamp; readings still arriving from the old timeline on the
     other inputs (stamped ahead of the new one) are ignored until they too
-    go back. A new timeline starts at the first grid stamp at which every
+    go back. A single reading stamped off its input's stream is held until the stream
+    (or another input) confirms the jump (:class:`StreamStamps`), so one stray message
+    opens no timeline. A new timeline starts at the first grid stamp at which every
     input has a reading. The clock that declares samples late must have gone
     back too: until it reads a time of the new timeline it is ignored, or the
     old timeline's clock would pass the new one's first stamps as stale.
@@ -87,8 +90,13 @@ class StampGrid:
         #: readings of an old timeline ignored, and timelines opened
         self.ignored = 0
         self.timelines = 0
+        #: the stamps of each input's stream: refused strays, confirmed jumps
+        self.stamps = StreamStamps(inputs, time_back_s)
+        #: buffered readings a new timeline dropped
+        self.reset_dropped = 0
 
     def _clear(self) -> None:
+        self.reset_dropped += sum(len(stamps) for stamps in self._stamps)
         for stamps, values in zip(self._stamps, self._values):
             stamps.clear()
             values.clear()
@@ -96,7 +104,14 @@ class StampGrid:
         self._next_k = None
 
     def add(self, index: int, stamp_s: float, value: Any) -> None:
-        """Buffer a reading of input ``index`` stamped ``stamp_s``, in stamp order."""
+        """Buffer a reading of input ``index`` stamped ``stamp_s``, in stamp order.
+
+        One stamped off its stream waits for its jump to be confirmed (``stamps``).
+        """
+        for reading in self.stamps.take(index, stamp_s, value):
+            self._add(*reading)
+
+    def _add(self, index: int, stamp_s: float, value: Any) -> None:
         epoch = self._epoch[index]
         if epoch < 0:  # a first reading: of the current timeline unless stamped ahead of it
             epoch = self.epoch if self.epoch == 0 or \
@@ -200,3 +215,14 @@ class StampGrid:
             values.append(buffered[0] if at else None)
             stamps.append(buffered_s[0] if at else -math.inf)
         return GridPoint(time_s, tuple(values), tuple(stamps), late)
+
+
+def stamp_counts(grid: StampGrid) -> dict[str, int]:
+    """Return a grid's diagnostic values of its inputs' stamps, as both nodes report them.
+
+    ``refused_stamps``: readings stamped off their stream (a stray old or future stamp),
+    refused; ``timelines``: timelines opened (resets); ``reset_dropped_readings``: buffered
+    readings a reset dropped.
+    """
+    return {'refused_stamps': grid.stamps.refused, 'timelines': grid.timelines,
+            'reset_dropped_readings': grid.reset_dropped}
