@@ -5,9 +5,9 @@ referee: it reads the pads' contacts with the object and the object's speed
 (``contacts``, ground truth). Beside it, for each realism preset, a monitor built
 from ``config/hardware.yaml`` sees only what a real robot gives: each pad's taxel
 forces and the finger joints' positions and velocities, through the preset's
-``TactileRealism`` and ``JointRealism``, fed through ``MonitorInputs`` as the node
-feeds it from ``tactile/<pad>`` and ``joint_states`` (no ground truth, no contacts,
-no slip channel, the friction coefficient unknown).
+realism model (``core.monitor.SensorFeed``, fed as the node feeds ``MonitorInputs``
+from ``tactile/<pad>`` and ``joint_states``: no ground truth, no contacts, no slip
+channel, the friction coefficient unknown).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from grasp_monitor.app.hardware_eval.family import HardwareTrial, pull_start_s
 from grasp_monitor.app.slip_eval.family import DIRECTIONS, HOLD_S, RAMP_RAD_PER_S, SCRIPT
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.monitor import GraspMonitor, InputsConfig, MonitorInputs
+from grasp_monitor.core.monitor import InputsConfig
+from grasp_monitor.core.monitor.sensor_feed import SensorFeed
 from grasp_monitor.core.monitor.settings import input_fields
 import numpy as np
 
@@ -70,57 +71,33 @@ def trial_values(trial: HardwareTrial, monitor: Mapping[str, Any]) -> dict[str, 
     return values
 
 
-class HardwareView:
-    """A monitor fed as hardware feeds it, through one preset's realism model.
+def hardware_feed(monitor: Mapping[str, Any], realism: tuple[Any, Any],
+                  positions: Sequence[np.ndarray], seed: int) -> SensorFeed:
+    """Return a ``SensorFeed`` of the ``grasp_monitor`` values ``monitor`` (no ground truth).
 
     Args:
         monitor: the ``grasp_monitor`` parameter values (``hardware_values``).
         realism: the preset's (tactile, joints) configurations.
-        positions: per pad, its taxels' positions in the pad frame (as a cloud carries them).
-        seed: the sensors' noise seed (each pad and the joints draw from their own).
+        positions: per pad, its taxels' positions in the pad frame.
+        seed: the sensors' seed.
     """
+    from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
+    inputs = InputsConfig(
+        tuple(monitor['pads']), tuple(monitor['finger_joints']), use_object=False,
+        contact_force_n=monitor['contact_force'], max_age_s=monitor['max_sample_age'],
+        period_s=1.0 / monitor['rate'], slip_signals='incipient_slip' in monitor['events'],
+        normal_axis=monitor['incipient_slip.normal_axis'], **input_fields(monitor))
+    return SensorFeed(inputs, monitor_config(monitor, auto_start=True), *realism, positions,
+                      seed)
 
-    def __init__(self, monitor: Mapping[str, Any], realism: tuple[Any, Any],
-                 positions: Sequence[np.ndarray], seed: int) -> None:
-        from grasp_monitor.core.realism import JointRealism, TactileRealism
-        from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
-        period_s = 1.0 / monitor['rate']
-        self.pads = tuple(monitor['pads'])
-        self.positions = positions
-        self.inputs = MonitorInputs(InputsConfig(
-            self.pads, tuple(monitor['finger_joints']), use_object=False,
-            contact_force_n=monitor['contact_force'], max_age_s=monitor['max_sample_age'],
-            period_s=period_s, slip_signals='incipient_slip' in monitor['events'],
-            normal_axis=monitor['incipient_slip.normal_axis'], **input_fields(monitor)))
-        self.monitor = GraspMonitor(monitor_config(monitor, auto_start=True))
-        tactile, joints = realism
-        self.tactile = [TactileRealism(tactile, at, period_s, seed * 16 + i)
-                        for i, at in enumerate(positions)]
-        self.joints = JointRealism(joints, len(FINGERS), period_s, seed * 16 + 15)
-        self.events: dict[str, float] = {}
-        self.records: list[Any] = []
 
-    def feed(self, stamps: np.ndarray, forces: Sequence[np.ndarray], positions: np.ndarray,
-             velocities: np.ndarray) -> None:
-        """Take a block of ticks: per pad (T, N, 3) taxel forces, (T, J) finger joints."""
-        clouds = [model.apply(pad) for model, pad in zip(self.tactile, forces)]
-        joint_positions, joint_velocities, joints_kept = self.joints.apply(
-            positions, velocities)
-        inputs, update = self.inputs, self.monitor.update
-        for k, stamp in enumerate(stamps.tolist()):
-            for pad, at, (values, kept) in zip(self.pads, self.positions, clouds):
-                if kept[k]:
-                    # a cloud carries float32
-                    inputs.update_pad(pad, values[k].astype(np.float32).astype(float), stamp,
-                                      at)
-            if joints_kept[k]:
-                inputs.update_joints(FINGERS, joint_velocities[k], stamp, joint_positions[k])
-            for sample in inputs.due():
-                result = update(sample)
-                for record in result.records:
-                    self.records.append(record)
-                    if record.kind in EVENTS or record.kind == 'grasp_timeout':
-                        self.events.setdefault(record.kind, record.time_s)
+def first_times(records: Sequence[Any]) -> dict[str, float]:
+    """Return the first time of each scored event (and grasp_timeout) in ``records``, s."""
+    times: dict[str, float] = {}
+    for record in records:
+        if record.kind in EVENTS or record.kind == 'grasp_timeout':
+            times.setdefault(record.kind, record.time_s)
+    return times
 
 
 def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str, Any]],
@@ -159,7 +136,7 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
     pipeline = OfflinePipeline(build_scene('pick_lift', settings, **params), pipeline_config,
                                setup.pads, setup.monitor, setup.drive)
     positions = [as_cloud(pad.positions_in_pad) for pad in pipeline.arrays.pads]
-    views = {name: HardwareView(monitor, realism, positions, pull.seed)
+    views = {name: hardware_feed(monitor, realism, positions, pull.seed)
              for name, realism in presets.items()}
     layout = pipeline.evaluation.layout
     per_sample = pipeline.steps_per_monitor_sample
@@ -213,9 +190,9 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
     held_s = max(0.0, held_until - truth['grasp']) if 'grasp' in truth else 0.0
     return {'index': trial.index, 'kind': trial.kind, 'tuning': trial.tuning,
             'truth': truth, 'end_s': end_s, 'held_s': held_s,
-            'seen': {name: view.events for name, view in views.items()},
-            'closing': {name: _closing(view.events.get('grasp'), stamps, finger_velocity)
-                        for name, view in views.items()},
+            'seen': {name: first_times(view.records) for name, view in views.items()},
+            'closing': {name: _closing(first_times(view.records).get('grasp'), stamps,
+                                       finger_velocity) for name, view in views.items()},
             'diverged': pipeline.sim.diverged}
 
 
