@@ -5,8 +5,8 @@ import re
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.realism import (
-    JointRealism, JointRealismConfig, PRESET_NAMES, PRESETS, REALISM_SETTINGS,
-    realism_configs, stream_seed, TactileRealism, TactileRealismConfig)
+    JointRealism, JointRealismConfig, PRESET_NAMES, PRESETS, realism_configs,
+    REALISM_SETTINGS, stream_seed, TactileRealism, TactileRealismConfig)
 import numpy as np
 import pytest
 
@@ -187,7 +187,8 @@ def test_one_component_forces_are_taken():
 
 def test_bad_shapes_are_refused():
     model = tactile(TactileRealismConfig(noise_n=0.01), line(3))
-    with pytest.raises(ValueError, match=re.escape('forces must be (S, 3, 1 or 3), got (2, 3, 2)')):
+    text = 'forces must be (S, 3, 1 or 3), got (2, 3, 2)'
+    with pytest.raises(ValueError, match=re.escape(text)):
         model.apply(np.zeros((2, 3, 2)))
     model.apply(np.zeros((2, 3, 3)))
     with pytest.raises(ValueError, match='forces have 1 components, earlier ones had 3'):
@@ -311,7 +312,7 @@ def test_the_same_seed_gives_the_same_draws_and_another_differs():
 
 @pytest.mark.parametrize('kwargs, text', [
     ({'noise_n': -1.0}, 'TactileRealismConfig.noise_n must be a number in [0.0, inf], got -1.0'),
-    ({'offset_n': 'a'}, "TactileRealismConfig.offset_n must be a number in [0.0, inf], got "
+    ({'offset_n': 'a'}, 'TactileRealismConfig.offset_n must be a number in [0.0, inf], got '
                         "str 'a'"),
     ({'gain_error': 0.5}, 'TactileRealismConfig.gain_error must be a number in [0.0, 0.5), '
                           'got 0.5'),
