@@ -421,3 +421,20 @@ def test_every_preset_is_valid_and_runs(preset):
     delayed = ramp[np.maximum(np.arange(40) - late, 0)]
     assert np.all(np.abs(reported - delayed) <= joint_config.backlash / 2
                   + joint_config.resolution / 2 + 1e-12)
+
+
+def test_the_kernel_as_python_gives_what_it_gives_compiled():
+    # Without numba the same function runs as Python: it must agree to the bit.
+    from grasp_monitor.core.realism import kernel
+    config = PRESETS['harsh'][0]
+    forces = random_forces(4, 9)
+    compiled = tactile(config, grid(3, 3))
+    expected = compiled.apply(forces)[0]
+    python = tactile(config, grid(3, 3))
+    saved = kernel.TACTILE_FRAMES.__dict__.get('compiled')
+    kernel.TACTILE_FRAMES.__dict__['compiled'] = kernel._tactile_frames
+    try:
+        got = python.apply(forces)[0]
+    finally:
+        kernel.TACTILE_FRAMES.__dict__['compiled'] = saved
+    assert np.array_equal(got, expected)

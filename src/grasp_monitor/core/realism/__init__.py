@@ -7,7 +7,8 @@ crosstalk, drops, latency); ``joints``: ``JointRealismConfig`` and
 drops, latency); ``presets``: ``PRESETS`` (ideal, typical, harsh; justified in
 docs/realism.md); ``settings``: ``REALISM_SETTINGS``, ``realism_configs`` and
 ``stream_seed`` (a pad's seed from the one setting).
-``play`` (the play operator), ``crosstalk``, ``stream`` (latency, drops) and
+``kernel`` (the tactile effects in one compiled pass), ``play`` (the play
+operator, for backlash), ``crosstalk`` (neighbours), ``stream`` (latency, drops) and
 ``checks`` are their parts.
 """
 
