@@ -243,6 +243,10 @@ def test_joint_velocity_noise_and_latency():
     reported, speeds, _ = late.apply(positions, 10 * positions)
     assert reported.ravel().tolist() == [0.0, 0.0, 0.0, 1.0, 2.0]
     assert speeds.ravel().tolist() == [0.0, 0.0, 0.0, 10.0, 20.0]
+    # Half a period rounds up to a whole frame.
+    half = joints(JointRealismConfig(latency_s=0.001))
+    reported, _, _ = half.apply(positions, positions)
+    assert reported.ravel().tolist() == [0.0, 0.0, 1.0, 2.0, 3.0]
 
 
 def test_joint_drops_within_a_binomial_bound():
@@ -417,7 +421,7 @@ def test_every_preset_is_valid_and_runs(preset):
     reported, speeds, _ = JointRealism(joint_config, 1, PERIOD_S, 1).apply(
         ramp, np.full_like(ramp, 0.5 * 0.02 / (40 * PERIOD_S)))
     assert np.all(np.isfinite(reported)) and np.all(np.isfinite(speeds))
-    late = round(joint_config.latency_s / PERIOD_S)
+    late = int(np.floor(joint_config.latency_s / PERIOD_S + 0.5))
     delayed = ramp[np.maximum(np.arange(40) - late, 0)]
     assert np.all(np.abs(reported - delayed) <= joint_config.backlash / 2
                   + joint_config.resolution / 2 + 1e-12)
