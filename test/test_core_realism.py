@@ -5,8 +5,8 @@ import re
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.realism import (
-    JointRealism, JointRealismConfig, PRESET_NAMES, PRESETS, REALISM_SETTINGS,
-    realism_configs, stream_seed, TactileRealism, TactileRealismConfig)
+    JointRealism, JointRealismConfig, PRESET_NAMES, PRESETS, realism_configs,
+    REALISM_SETTINGS, stream_seed, TactileRealism, TactileRealismConfig)
 import numpy as np
 import pytest
 
@@ -187,7 +187,8 @@ def test_one_component_forces_are_taken():
 
 def test_bad_shapes_are_refused():
     model = tactile(TactileRealismConfig(noise_n=0.01), line(3))
-    with pytest.raises(ValueError, match=re.escape('forces must be (S, 3, 1 or 3), got (2, 3, 2)')):
+    text = 'forces must be (S, 3, 1 or 3), got (2, 3, 2)'
+    with pytest.raises(ValueError, match=re.escape(text)):
         model.apply(np.zeros((2, 3, 2)))
     model.apply(np.zeros((2, 3, 3)))
     with pytest.raises(ValueError, match='forces have 1 components, earlier ones had 3'):
@@ -242,6 +243,10 @@ def test_joint_velocity_noise_and_latency():
     reported, speeds, _ = late.apply(positions, 10 * positions)
     assert reported.ravel().tolist() == [0.0, 0.0, 0.0, 1.0, 2.0]
     assert speeds.ravel().tolist() == [0.0, 0.0, 0.0, 10.0, 20.0]
+    # Half a period rounds up to a whole frame.
+    half = joints(JointRealismConfig(latency_s=0.001))
+    reported, _, _ = half.apply(positions, positions)
+    assert reported.ravel().tolist() == [0.0, 0.0, 1.0, 2.0, 3.0]
 
 
 def test_joint_drops_within_a_binomial_bound():
@@ -311,7 +316,7 @@ def test_the_same_seed_gives_the_same_draws_and_another_differs():
 
 @pytest.mark.parametrize('kwargs, text', [
     ({'noise_n': -1.0}, 'TactileRealismConfig.noise_n must be a number in [0.0, inf], got -1.0'),
-    ({'offset_n': 'a'}, "TactileRealismConfig.offset_n must be a number in [0.0, inf], got "
+    ({'offset_n': 'a'}, 'TactileRealismConfig.offset_n must be a number in [0.0, inf], got '
                         "str 'a'"),
     ({'gain_error': 0.5}, 'TactileRealismConfig.gain_error must be a number in [0.0, 0.5), '
                           'got 0.5'),
@@ -416,7 +421,24 @@ def test_every_preset_is_valid_and_runs(preset):
     reported, speeds, _ = JointRealism(joint_config, 1, PERIOD_S, 1).apply(
         ramp, np.full_like(ramp, 0.5 * 0.02 / (40 * PERIOD_S)))
     assert np.all(np.isfinite(reported)) and np.all(np.isfinite(speeds))
-    late = round(joint_config.latency_s / PERIOD_S)
+    late = int(np.floor(joint_config.latency_s / PERIOD_S + 0.5))
     delayed = ramp[np.maximum(np.arange(40) - late, 0)]
     assert np.all(np.abs(reported - delayed) <= joint_config.backlash / 2
                   + joint_config.resolution / 2 + 1e-12)
+
+
+def test_the_kernel_as_python_gives_what_it_gives_compiled():
+    # Without numba the same function runs as Python: it must agree to the bit.
+    from grasp_monitor.core.realism import kernel
+    config = PRESETS['harsh'][0]
+    forces = random_forces(4, 9)
+    compiled = tactile(config, grid(3, 3))
+    expected = compiled.apply(forces)[0]
+    python = tactile(config, grid(3, 3))
+    saved = kernel.TACTILE_FRAMES.__dict__.get('compiled')
+    kernel.TACTILE_FRAMES.__dict__['compiled'] = kernel._tactile_frames
+    try:
+        got = python.apply(forces)[0]
+    finally:
+        kernel.TACTILE_FRAMES.__dict__['compiled'] = saved
+    assert np.array_equal(got, expected)

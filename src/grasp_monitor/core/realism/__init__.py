@@ -5,16 +5,17 @@ drift, gain, hysteresis, saturation, quantisation, dead and stuck taxels,
 crosstalk, drops, latency); ``joints``: ``JointRealismConfig`` and
 ``JointRealism`` (encoder quantum, backlash, differentiated velocity, jitter,
 drops, latency); ``presets``: ``PRESETS`` (ideal, typical, harsh; justified in
-docs/realism.md); ``settings``: ``REALISM_SETTINGS``, ``realism_configs`` and ``stream_seed`` (a pad's
-seed from the one setting).
-``play`` (the play operator), ``crosstalk``, ``stream`` (latency, drops) and
+docs/realism.md); ``settings``: ``REALISM_SETTINGS``, ``realism_configs`` and
+``stream_seed`` (a pad's seed from the one setting).
+``kernel`` (the tactile effects in one compiled pass), ``play`` (the play
+operator, for backlash), ``crosstalk`` (neighbours), ``stream`` (latency, drops) and
 ``checks`` are their parts.
 """
 
 from grasp_monitor.core.realism.joints import JointRealism, JointRealismConfig
 from grasp_monitor.core.realism.presets import PRESET_NAMES, PRESETS
 from grasp_monitor.core.realism.settings import (
-    REALISM_SETTINGS, realism_configs, stream_seed)
+    realism_configs, REALISM_SETTINGS, stream_seed)
 from grasp_monitor.core.realism.tactile import TactileRealism, TactileRealismConfig
 
 __all__ = [

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
 def latency_frames(latency_s: float, sample_period_s: float) -> int:
-    """Return the latency in whole sample periods: round(latency_s / sample_period_s)."""
-    return int(round(latency_s / sample_period_s))
+    """Return the latency in whole sample periods, latency_s / sample_period_s rounded.
+
+    Halves round up (1 ms at 500 Hz is one frame), not to even as ``round`` does.
+    """
+    return int(math.floor(latency_s / sample_period_s + 0.5))
 
 
 class FrameDelay:

@@ -3,7 +3,8 @@
 Effects, in the order a reading meets them (each skipped when its field is 0):
 crosstalk (each taxel gets a share of its neighbours' force), gain error,
 hysteresis (a play operator per taxel and component), offset and drift, white
-noise, saturation, quantisation, dead and stuck taxels, latency, dropped frames.
+noise, saturation, quantisation, dead and stuck taxels (one compiled pass,
+``kernel``), then latency and dropped frames.
 Per-taxel draws are per component too (each axis of a 3-axis taxel is its own
 channel); they are drawn once at construction, scaled by the configuration, so
 one seed gives proportional draws at every preset.
@@ -16,9 +17,8 @@ import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.realism.checks import int_field, model_arguments, real_field
-from grasp_monitor.core.realism.crosstalk import (
-    add_crosstalk, leak_matrix, neighbour_matrix)
-from grasp_monitor.core.realism.play import play
+from grasp_monitor.core.realism.crosstalk import neighbours
+from grasp_monitor.core.realism.kernel import noise_table, TACTILE_FRAMES
 from grasp_monitor.core.realism.stream import delivered, FrameDelay, latency_frames
 import numpy as np
 import numpy.typing as npt
@@ -136,11 +136,19 @@ class TactileRealism:
         self.dead = np.sort(order[:dead])
         self.stuck = np.sort(order[dead:dead + stuck])
         full = config.full_scale_n
-        self.stuck_values_n = self._quantise(full * uniform[self.stuck]) if stuck else \
-            np.zeros((0, 3))
-        neighbours = neighbour_matrix(positions) if config.crosstalk > 0 else None
-        self._leaks = {count: leak_matrix(neighbours, config.crosstalk, count)
-                       for count in COMPONENTS} if neighbours is not None else None
+        self._step = 2.0 * full / 2 ** config.bits if config.bits else 0.0
+        self.stuck_values_n = np.zeros(shape)
+        if stuck:
+            values = full * uniform[self.stuck]
+            if self._step:
+                values = np.clip(np.rint(values / self._step) * self._step, -full, full)
+            self.stuck_values_n[self.stuck] = values
+        self._faults = np.zeros(self.taxels if dead or stuck else 0, dtype=np.int64)
+        self._faults[self.dead] = 1
+        self._faults[self.stuck] = 2
+        self._neighbours = neighbours(positions) if config.crosstalk > 0 else \
+            (np.zeros(self.taxels + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self._table = noise_table() if config.noise_n > 0 else np.zeros(0)
         self._delay = FrameDelay(latency_frames(config.latency_s, self.sample_period_s))
         self.reset()
 
@@ -148,19 +156,32 @@ class TactileRealism:
         """Return to the state after construction: time 0, the same draws ahead."""
         self._frame = 0
         self._components: int | None = None
-        self._played: np.ndarray | None = None
+        self._tables: tuple[np.ndarray, ...] | None = None
         self._delay.reset()
-        # SFC64: the fastest of numpy's generators, and noise is most of the cost.
-        self._noise = np.random.Generator(np.random.SFC64(self._streams[0]))
+        self._noise = np.random.SFC64(self._streams[0])
         self._drops = np.random.default_rng(self._streams[1])
 
-    def _quantise(self, values: np.ndarray) -> np.ndarray:
-        bits = self.config.bits
-        if bits == 0:
-            return values
-        step = 2.0 * self.config.full_scale_n / 2 ** bits
-        return np.clip(np.round(values / step) * step, -self.config.full_scale_n,
-                       self.config.full_scale_n)
+    def _per_taxel(self, components: int) -> tuple[np.ndarray, ...]:
+        """Return the kernel's contiguous per-taxel tables for C components (empty: off)."""
+        config = self.config
+        tables = []
+        for table, used in ((self.gains, config.gain_error > 0), (None, config.hysteresis > 0),
+                            (self.offsets_n, config.offset_n > 0),
+                            (self.drift_rates_n_per_s, config.drift_n_per_s > 0),
+                            (self.stuck_values_n, True)):
+            if table is None:  # the play operator's state, starting unloaded
+                table = np.zeros((self.taxels, 3))
+            tables.append(np.ascontiguousarray(table[:, :components]) if used
+                          else np.zeros((0, 0)))
+        return tuple(tables)
+
+    def _noise_index(self, frames: int, values: int) -> np.ndarray:
+        if self.config.noise_n == 0:
+            return np.zeros((0, 0), dtype=np.uint16)
+        # Whole 64-bit words per frame: a block draws what its frames would one by one.
+        words = -(-values // 4)
+        raw = self._noise.random_raw(frames * words)
+        return raw.view(np.uint16).reshape(frames, 4 * words)
 
     def apply(self, forces: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Return what the array reports for S consecutive frames, and which arrive.
@@ -192,25 +213,14 @@ class TactileRealism:
         if config.is_ideal:
             self._frame += frames
             return values, np.ones(frames, dtype=bool)
-        if self._leaks is not None:
-            values = add_crosstalk(values, self._leaks[components])
-        if config.gain_error > 0:
-            values *= self.gains[:, :components]
-        if config.hysteresis > 0:
-            if self._played is None:
-                self._played = np.zeros(values.shape[1:])
-            values = play(values, self._played, 0.5 * config.hysteresis * config.full_scale_n)
-        if config.offset_n > 0:
-            values += self.offsets_n[:, :components]
-        if config.drift_n_per_s > 0:
-            times_s = (self._frame + np.arange(frames)) * self.sample_period_s
-            values += times_s[:, None, None] * self.drift_rates_n_per_s[:, :components]
-        if config.noise_n > 0:
-            values += config.noise_n * self._noise.standard_normal(values.shape)
-        if math.isfinite(config.full_scale_n):
-            np.clip(values, -config.full_scale_n, config.full_scale_n, out=values)
-        values = self._quantise(values)
-        values[:, self.dead] = 0.0
-        values[:, self.stuck] = self.stuck_values_n[:, :components]
+        if self._tables is None:
+            self._tables = self._per_taxel(components)
+        readings = np.empty_like(values)
+        gains, played, offsets, rates, stuck = self._tables
+        TACTILE_FRAMES(
+            values, readings, self._frame, self.sample_period_s, *self._neighbours,
+            config.crosstalk, gains, played, 0.5 * config.hysteresis * config.full_scale_n,
+            offsets, rates, self._noise_index(frames, self.taxels * components), self._table,
+            config.noise_n, config.full_scale_n, self._step, self._faults, stuck)
         self._frame += frames
-        return self._delay.apply(values), delivered(self._drops, frames, config.drop_rate)
+        return self._delay.apply(readings), delivered(self._drops, frames, config.drop_rate)
