@@ -92,8 +92,8 @@ INPUT_SETTINGS = (
      'deadband_n'),
     (Setting('deadband_sigmas', 3.0, "Taxels only: a taxel's noise floor in units of the "
              'noise learned at the tare.', 0.0, 100.0, read_only=True), 'deadband_sigmas'),
-    (Setting('zero_tracking', 0.5, "Taxels only: time constant with which an unloaded taxel's "
-             'zero (within twice its noise floor) follows slow drift, s (0 = never).', 0.0,
+    (Setting('zero_tracking', 0.25, "Taxels only: time constant with which an unloaded "
+             "taxel's zero (within 3 noise floors) follows slow drift, s (0 = never).", 0.0,
              3600.0, read_only=True),
      'zero_track_s'),
     (Setting('contact_release', 0.5, 'Taxels only: a pad in contact is free again below this '

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 #: A taxel within this many noise floors of its zero is unloaded: its zero follows it.
-TRACK_BAND = 2.0
+TRACK_BAND = 3.0
 
 
 class TaxelZero:
@@ -39,7 +39,7 @@ class TaxelZero:
     """
 
     def __init__(self, tare_s: float = 0.1, deadband_n: float = 0.0,
-                 deadband_sigmas: float = 3.0, track_s: float = 2.0) -> None:
+                 deadband_sigmas: float = 3.0, track_s: float = 0.25) -> None:
         for name, value in (('tare_s', tare_s), ('deadband_n', deadband_n),
                             ('deadband_sigmas', deadband_sigmas), ('track_s', track_s)):
             if not (value >= 0 and math.isfinite(value)):
