@@ -13,6 +13,7 @@ from grasp_monitor.core.energy.samples import EnergyBlock, EnergySample
 from grasp_monitor.core.energy.tracker import EnergyTracker
 
 __all__ = [
-    'compile_block_scoring', 'DEFAULT_THRESHOLD_J', 'DESIRED_VELOCITIES', 'energy', 'EnergyBlock', 'EnergySample',
+    'compile_block_scoring', 'DEFAULT_THRESHOLD_J', 'DESIRED_VELOCITIES', 'energy', 'EnergyBlock',
+    'EnergySample',
     'EnergyTracker', 'EnergyTrackerConfig', 'inertia_in_world', 'to_omega',
 ]
