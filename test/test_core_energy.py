@@ -261,6 +261,19 @@ def test_a_spinning_gripper_wants_the_lever_arm_velocity():
     assert result.energy_mean_j[0] == pytest.approx(0.755, rel=1e-12)
 
 
+def test_the_benchmark_codes_desired_velocity_is_the_grippers_own():
+    # The benchmark's code wants v* = v_g (no ω × r): the spinning left gripper above then
+    # wants the still object to stay still, E_left = ½·3·1² = 1.5 J.
+    energy_tracker = tracker(desired_velocity='gripper')
+    result = energy_tracker.update_arrays(*sample(
+        0.01, gripper_angvel=np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])))
+    assert result.energy_left_j[0] == pytest.approx(1.5, rel=1e-12)
+    assert result.energy_mean_j[0] == pytest.approx(0.75, rel=1e-12)
+    with pytest.raises(ValueError, match='desired_velocity must be one of rigid, gripper, '
+                       "got 'lever'"):
+        tracker(desired_velocity='lever')
+
+
 def test_dt_is_the_physics_step_whatever_the_sample_interval():
     # The benchmark's analyser divides by the physics step (input->time_step): a state's
     # energy must not depend on how often it is sampled.

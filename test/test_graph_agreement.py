@@ -39,7 +39,7 @@ def trial(events):
 
 
 def assert_same_energy_and_epsilon(summary, expected):
-    """The energy peak, its stamp and the epsilon summary agree to ``RTOL``."""
+    """Check that the energy peak, its stamp and the epsilon summary agree to ``RTOL``."""
     assert summary['energy_peak_j'] == pytest.approx(expected['peak_energy_j'], rel=RTOL,
                                                      abs=1e-12)
     assert summary['energy_peak_time_s'] == pytest.approx(expected['peak_energy_time_s'],

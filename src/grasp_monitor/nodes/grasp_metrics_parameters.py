@@ -49,6 +49,9 @@ PARAMETERS = COMMON + (
     Setting('criteria.grasp_time_span', GRASP_TIME_SPANS[0], 'The grasp time criterion is '
             '1 - t_grasp / span, span = criteria.grasp_limit or criteria.trial_duration.',
             choices=GRASP_TIME_SPANS, read_only=True),
+    Setting('criteria.time_span', 'trial_duration', 'T of the time criterion: '
+            "criteria.trial_duration (rostok's examples) or criteria.grasp_limit (rostok's "
+            'pipeline).', choices=GRASP_TIME_SPANS, read_only=True),
     Setting('criteria.final_position_ref', 0.3, 'Displacement that scores 0, m.', 1e-6,
             100.0, read_only=True),
     Setting('criteria.force_cutoff', 100.0, 'Samples with more net force are dropped, N.',
@@ -65,6 +68,6 @@ def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:
         1.0 / p['rate'],
         CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
                        p['criteria.final_position_ref'], p['criteria.force_cutoff'],
-                       p['criteria.grasp_time_span']),
+                       p['criteria.grasp_time_span'], p['criteria.time_span']),
         CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'],
         EpsilonConfig(**config_fields(p)), p['energy.dt'], p['energy.desired_velocity'])
