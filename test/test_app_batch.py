@@ -86,6 +86,9 @@ def test_random_draws_repeat_with_their_seed_and_stay_in_their_ranges(tmp_path):
     ({'grid': {'seed': [0]}, 'list': [{}]}, 'give exactly one of grid, list, random; '
      'got grid, list'),
     ({'grid': {'seed': [0]}, 'duration': 0}, 'duration 0 must be a number of simulated'),
+    ({'grid': {'seed': [0]}, 'duration': '3 s'}, 'duration 3 s must be a number of simulated'),
+    ({'grid': {'seed': [0]}, 'continue_after_end': 'yes'},
+     'continue_after_end yes must be true or false'),
     ({'grid': {'seed': [0]}, 'scenario': 'pick'}, "scenario 'pick' is not one of pick_lift"),
     ({'grid': {'seed': [0]}, 'repeat': 2}, "unknown key 'repeat'; valid: scenario"),
 ])
@@ -99,6 +102,15 @@ def test_a_bad_sweep_is_refused_naming_what_was_written_and_what_is_valid(
     assert main(['batch', str(path), '--output-dir', str(tmp_path / 'out')]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / 'out').exists()
+
+
+def test_a_sweep_without_duration_takes_the_scenarios_and_one_without_scenario_says_so(
+        tmp_path):
+    sweep = Sweep.from_file(write(tmp_path, {'scenario': 'pick_lift', 'grid': {'seed': [0]}}))
+    assert [trial.duration_s for trial in sweep.trials] == [None]
+    path = write(tmp_path, {'grid': {'seed': [0]}})
+    with pytest.raises(ConfigError, match='scenario is missing; valid: pick_lift'):
+        Sweep.from_file(path)
 
 
 def test_a_trial_is_what_grasp_monitor_run_computes(tmp_path):

@@ -119,6 +119,20 @@ def test_without_a_grasp_only_time_and_force_score():
     assert time_criterion(record, CriteriaConfig(trial_duration_s=2.0)) == 1.0
 
 
+def test_the_time_criterion_takes_the_grasp_limit_as_rostoks_pipeline_does():
+    # contact, no grasp, the trial stopped at its grasp limit (4 s here): rostok's pipeline
+    # passes the grasp limit as T (TimeCriterion(event_grasp_time_param, ...)): (4 / 4)^2 = 1;
+    # the trial duration (10 s) as its examples: (4 / 10)^2 = 0.16
+    record = record_with(('contact', 1.0))
+    at_limit = CriteriaConfig(trial_duration_s=10.0, grasp_limit_s=4.0)
+    assert time_criterion(record, at_limit) == pytest.approx(0.16)
+    pipeline = dataclasses.replace(at_limit, time_span='grasp_limit')
+    assert time_criterion(record, pipeline) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match='time_span must be one of grasp_limit, '
+                       "trial_duration, got 'steps'"):
+        CriteriaConfig(time_span='steps')
+
+
 def test_slip_out_zeroes_the_final_position_only():
     record = record_with(('contact', 1.0), ('grasp', 2.0), ('slip_out', 4.0))
     assert final_position_criterion(record, CONFIG) == 0.0

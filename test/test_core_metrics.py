@@ -70,10 +70,11 @@ def test_energy_from_the_grasp_waits_for_it_then_takes_the_pose_in_the_hand():
         sample = metrics.update(0.01 * i, still('object', [0, 0, z], 0.01 * i), pads, none,
                                 none)
         assert sample.energy_mean_j.tolist() == pytest.approx([0.0], abs=1e-12)
-    # the object drops 1 mm in the hand in one sample: 1/2 m (d/dt)^2 = 0.1 * 0.1^2 J
+    # the object 1 mm low in the hand: 1/2 m (d/dt)^2 with dt the physics step (1 ms by
+    # default), not the 10 ms between samples: 0.1 * 1^2 J
     pads = [still('left', [0, 0.03, 0.104], 0.04), still('right', [0, -0.03, 0.104], 0.04)]
     sample = metrics.update(0.04, still('object', [0, 0, 0.003], 0.04), pads, none, none)
-    assert sample.energy_mean_j.tolist() == pytest.approx([0.5 * 0.2 * 0.1 ** 2])
+    assert sample.energy_mean_j.tolist() == pytest.approx([0.5 * 0.2 * 1.0 ** 2])
 
 
 def test_an_unknown_energy_reference_is_refused_with_the_choices():
@@ -139,10 +140,11 @@ def test_energy_from_the_grasp_takes_the_grasp_sample_whenever_the_record_comes(
         energies += metrics.add(*squeeze_args(0.01 * i, -0.001 * i))[0]
     assert energies == []
     energies = metrics.add_event(EventRecord('grasp', 0.01, 0.01, 1, 1, Command.ACTIVATE))
-    # 0.01 s is the reference; d m off it: 1/2 m (d / 10 ms)^2 = 0.1 * (100 d)^2 J
-    assert [e.energy_mean_j[0] for e in energies] == pytest.approx([0.0, 1e-3, 4e-3])
+    # 0.01 s is the reference; d m off it: 1/2 m (d / 1 ms)^2 = 0.1 * (1000 d)^2 J (dt is
+    # the physics step, not the 10 ms between samples)
+    assert [e.energy_mean_j[0] for e in energies] == pytest.approx([0.0, 0.1, 0.4])
     energies, _ = metrics.add(*squeeze_args(0.04, -0.004))
-    assert energies[0].energy_mean_j[0] == pytest.approx(9e-3)
+    assert energies[0].energy_mean_j[0] == pytest.approx(0.9)
 
 
 #: A recorded trial: samples every 10 ms on timeline 0 up to 2.55 s, then a reset and

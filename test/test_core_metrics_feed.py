@@ -39,7 +39,8 @@ def test_the_feed_samples_on_the_grid_routes_the_records_and_reports():
     energies, _ = feed.add_record(EventRecord('grasp', 0.01, 0.01, 1, 1, Command.ACTIVATE))
     assert energies == []
     level, message, values = feed.energy_status()
-    assert (level, message, values['energy_j']) == ('WARN', 'object moving in the hand', '0.009')
+    # 3 mm off the start in 0.03 s: 1/2 0.2 (0.003 / 1 ms physics step)^2 J
+    assert (level, message, values['energy_j']) == ('WARN', 'object moving in the hand', '0.9')
     _, reports = feed.add_record(EventRecord('trial_end', 0.03, 0.03, 3, 1, Command.STOP))
     assert len(reports) == 1
     message, values = feed.criteria_status()

@@ -2,8 +2,8 @@
 
 The graph runs as users run it (``grasp-monitor demo``: processes over DDS, the simulator
 in lockstep), here while two busy loops load both cores; the offline run is the same
-scenario file without ROS. Events must fall on the same samples, criteria and reward
-agree to 1e-6.
+scenario file without ROS. Events must fall on the same samples, criteria, reward, the
+energy peak and its time, and the epsilon summary agree to 1e-6.
 """
 
 import json
@@ -38,6 +38,20 @@ def trial(events):
     return [(e['type'], round(float(e['time_s']), 9)) for e in events]
 
 
+def assert_same_energy_and_epsilon(summary, expected):
+    """Check that the energy peak, its stamp and the epsilon summary agree to ``RTOL``."""
+    assert summary['energy_peak_j'] == pytest.approx(expected['peak_energy_j'], rel=RTOL,
+                                                     abs=1e-12)
+    assert summary['energy_peak_time_s'] == pytest.approx(expected['peak_energy_time_s'],
+                                                          abs=1e-9)
+    assert summary['epsilon'].keys() == expected['epsilon'].keys()
+    assert summary['epsilon']['variant'] == expected['epsilon']['variant']
+    for name, value in expected['epsilon'].items():
+        if name != 'variant':
+            assert summary['epsilon'][name] == pytest.approx(value, rel=RTOL, abs=1e-12,
+                                                             nan_ok=True), name
+
+
 def test_pick_lift_in_the_loaded_graph_is_the_offline_trial(tmp_path, two_busy_loops):
     offline = run_cli('pick_lift', '--output-dir', tmp_path / 'run')
     assert offline.returncode == 0, offline.stdout + offline.stderr
@@ -52,6 +66,9 @@ def test_pick_lift_in_the_loaded_graph_is_the_offline_trial(tmp_path, two_busy_l
     for name, value in expected['criteria'].items():
         assert summary['criteria'][name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
     assert summary['reward'] == pytest.approx(expected['reward'], rel=RTOL)
+    assert_same_energy_and_epsilon(summary, expected)
+    # the energy is the object's in the hand from the grasp on, not 1092 J
+    assert 0.0 < expected['peak_energy_j'] < 10.0
     # both from the pads' contacts with the object, as rostok defines the criteria
     assert summary['basis'] == expected['basis'] == 'contacts'
     # and the recording lost nothing the graph published, however busy the machine
@@ -72,6 +89,7 @@ def test_a_monitored_scene_of_set_length_is_the_offline_trial(tmp_path, scenario
     for name, value in expected['criteria'].items():
         assert summary['criteria'][name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
     assert summary['reward'] == pytest.approx(expected['reward'], rel=RTOL)
+    assert_same_energy_and_epsilon(summary, expected)
 
 
 def test_pick_lift_at_another_rate_is_the_offline_trial(tmp_path):
@@ -93,3 +111,4 @@ def test_pick_lift_at_another_rate_is_the_offline_trial(tmp_path):
     for name, value in expected['criteria'].items():
         assert summary['criteria'][name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
     assert summary['reward'] == pytest.approx(expected['reward'], rel=RTOL)
+    assert_same_energy_and_epsilon(summary, expected)

@@ -103,3 +103,35 @@ def test_more_contacts_than_slots_are_counted_and_logged(caplog):
     pipeline.run(1.5)
     assert pipeline.contact_overflows > 0
     assert 'more than its 2 sensor slots' in caplog.text
+
+
+def pick_lift_run(**node_values):
+    """Run config/pick_lift.yaml offline with ``<node>.<parameter>`` values set."""
+    from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
+    config = ScenarioConfig.for_scenario('pick_lift').with_values(node_values, 'test')
+    settings, params, setup = offline_run(config)
+    return run_scenario('pick_lift', None, settings, setup=setup, **params)
+
+
+def test_the_energy_is_the_metrics_and_does_not_depend_on_their_rate():
+    # dt is the physics step (1 ms) at 100 Hz and at 1 kHz alike: with the interval
+    # between samples the pose term differed 100-fold between the two
+    slow = pick_lift_run(**{'grasp_metrics.rate': 100.0})
+    fast = pick_lift_run(**{'grasp_metrics.rate': 1000.0})
+    assert fast.peak_energy_j == pytest.approx(slow.peak_energy_j, rel=1e-6)
+    assert fast.peak_energy_time_s == pytest.approx(slow.peak_energy_time_s, abs=1e-9)
+    # the reference is the box in the hand at the grasp (energy_from: grasp), not the box on
+    # the table 10 cm below the open pads at the first step: that read 0.1 m / 1 ms = 1092 J
+    assert 0.0 < slow.peak_energy_j < 10.0
+    assert 1.21 <= slow.peak_energy_time_s <= 4.42 + 1e-9
+
+
+def test_a_run_stops_at_its_verdict_unless_asked_to_go_on():
+    stopped = run_scenario('pick_lift', duration_s=8.0)
+    assert stopped.events[-1]['type'] == 'trial_end'
+    end_s = float(stopped.events[-1]['time_s'])
+    assert end_s < 8.0 and stopped.sim_time_s == pytest.approx(end_s, abs=0.5 + 1e-9)
+    assert stopped.steps == round(stopped.sim_time_s / 0.001)
+    going_on = run_scenario('pick_lift', duration_s=8.0, continue_after_end=True)
+    assert going_on.steps == 8000
+    assert [e['type'] for e in going_on.events] == [e['type'] for e in stopped.events]

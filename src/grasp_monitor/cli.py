@@ -57,7 +57,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _check_inputs(config.scenario, args)
     settings, params, setup = offline_run(config, dict(args.set), dict(args.param))
     result = run_scenario(config.scenario, args.duration, settings,
-                          real_time_factor=args.real_time_factor, setup=setup, **params)
+                          real_time_factor=args.real_time_factor, setup=setup,
+                          continue_after_end=args.continue_after_end, **params)
     print(f'scenario        {result.scenario} {params or ""}')
     print(f'parameters      {config.params_file}')
     print(f'steps           {result.steps}')
@@ -317,7 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"scenario (default: the parameter file's, else {DEFAULT_SCENARIO})")
     run.add_argument('--params-file', type=Path,
                      help='ROS parameter file (default: config/<scenario>.yaml)')
-    run.add_argument('--duration', type=float, help='simulated seconds (default: scenario)')
+    run.add_argument('--duration', type=float,
+                     help='simulated seconds at most (default: scenario)')
+    run.add_argument('--continue-after-end', action='store_true',
+                     help="keep simulating after the monitor's verdict (trial_end) up to the "
+                     'duration (default: stop at the verdict)')
     run.add_argument('--real-time-factor', type=float, default=0.0,
                      help='pace against the wall clock; 0 = as fast as possible')
     run.add_argument('--set', type=_setting, action='append', default=[], metavar='KEY=VALUE',

@@ -168,6 +168,32 @@ class ScenarioConfig:
         return str(self.node('mujoco_sim')['scenario'])
 
 
+def check_energy_step(config: ScenarioConfig, timestep_s: float, given_only: bool = False
+                      ) -> None:
+    """Refuse a ``grasp_metrics`` ``energy.dt`` that is not the simulator's physics step.
+
+    The energy's pose term scales as 1/dt: with another dt the metric is not the
+    benchmark's, and the graph and the offline run would disagree.
+
+    Args:
+        config: the scenario configuration.
+        timestep_s: the simulator's physics step, s.
+        given_only: check only a value the file sets (the offline run takes the step
+            otherwise); else the node's value, set or default (the graph's).
+
+    Raises:
+        ConfigError: naming the file, the parameter as written and the step.
+    """
+    if 'grasp_metrics' not in config.given or \
+            (given_only and 'energy.dt' not in config.given['grasp_metrics']):
+        return
+    dt = config.node('grasp_metrics')['energy.dt']
+    if abs(dt - timestep_s) > 1e-9 * timestep_s:
+        raise ConfigError(f'{config.params_file}: grasp_metrics.energy.dt {dt!r} must be the '
+                          f"simulator's physics step, {timestep_s!r} s (the energy metric's "
+                          'dt); set it to that')
+
+
 def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = None,
                 params: Mapping[str, Any] | None = None
                 ) -> tuple[dict[str, Any], dict[str, Any], Any]:
@@ -202,6 +228,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     settings = scene_settings(sim) | dict(settings or {})
     params = scenario_params(sim) | dict(params or {})
     scene = build_scene(config.scenario, settings, **params)
+    # the energy's dt is the physics step, --set timestep_s included
+    check_energy_step(config, scene.settings.timestep_s, given_only=True)
     # as the tactile node: its pads default to the scene's
     tactile = config.node('tactile_sensor') | {'pads': list(scene.pads)} \
         | dict(config.given.get('tactile_sensor', {}))
@@ -244,7 +272,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
             close_s=c['close_duration'], close_ramp_s=c['close_ramp'],
             close_speed_m_per_s=c['close_speed'],
             lift_s=c['lift_duration']).command, c['rate'])
-    metrics = metrics_config(metrics_node) \
+    metrics = metrics_config(metrics_node | {'energy.dt': scene.settings.timestep_s}) \
         if 'grasp_metrics' in config.given else None
     return settings, params, OfflineSetup(
         pipeline, pads, monitor_config(monitor, auto_start=True), metrics, drive,

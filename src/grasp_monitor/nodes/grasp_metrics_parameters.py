@@ -2,6 +2,7 @@
 
 from typing import Any, Mapping
 
+from grasp_monitor.core.energy import DESIRED_VELOCITIES
 from grasp_monitor.core.metrics import ENERGY_REFERENCES, MetricsConfig
 from grasp_monitor.core.metrics.criteria import (
     CRITERIA, CriteriaConfig, CriteriaWeights, GRASP_TIME_SPANS)
@@ -30,6 +31,15 @@ PARAMETERS = COMMON + (
             'Energy reference: the object in the hand at trial_start (held from the start) '
             'or at the grasp (a pick; no energy before it).', read_only=True,
             choices=ENERGY_REFERENCES),
+    Setting('energy.dt', 0.001, "The energy metric's dt: the physics step of the simulation "
+            "the inputs come from (the simulator's physics.timestep, 1 ms in every scenario), "
+            "s, whatever `rate`, as the benchmark's analyser (the pose term scales as 1/dt); "
+            "the offline run and the demo refuse a value that is not the simulator's step.",
+            1e-6, 0.1, read_only=True),
+    Setting('energy.desired_velocity', DESIRED_VELOCITIES[0], "The object's desired linear "
+            'velocity: rigid = v_g + w_g x (x* - x_g), the object carried rigidly (the '
+            "benchmark's prose); gripper = v_g (the benchmark's code).", read_only=True,
+            choices=DESIRED_VELOCITIES),
     Setting('energy_warn', 1.0, 'Energy reported as WARN from this value, J.', 0.0, 1e12,
             read_only=True),
     Setting('criteria.trial_duration', 10.0, 'T of the time criterion, s.', 1e-3, 1e5,
@@ -39,6 +49,9 @@ PARAMETERS = COMMON + (
     Setting('criteria.grasp_time_span', GRASP_TIME_SPANS[0], 'The grasp time criterion is '
             '1 - t_grasp / span, span = criteria.grasp_limit or criteria.trial_duration.',
             choices=GRASP_TIME_SPANS, read_only=True),
+    Setting('criteria.time_span', 'trial_duration', 'T of the time criterion: '
+            "criteria.trial_duration (rostok's examples) or criteria.grasp_limit (rostok's "
+            'pipeline).', choices=GRASP_TIME_SPANS, read_only=True),
     Setting('criteria.final_position_ref', 0.3, 'Displacement that scores 0, m.', 1e-6,
             100.0, read_only=True),
     Setting('criteria.force_cutoff', 100.0, 'Samples with more net force are dropped, N.',
@@ -55,6 +68,6 @@ def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:
         1.0 / p['rate'],
         CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
                        p['criteria.final_position_ref'], p['criteria.force_cutoff'],
-                       p['criteria.grasp_time_span']),
+                       p['criteria.grasp_time_span'], p['criteria.time_span']),
         CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'],
-        EpsilonConfig(**config_fields(p)))
+        EpsilonConfig(**config_fields(p)), p['energy.dt'], p['energy.desired_velocity'])

@@ -32,8 +32,10 @@ class RunResult:
 
     ``events`` are the monitor's records as flat strings (``EventRecord.as_strings``);
     ``peak_contact_force_n`` is per pad the highest norm of its summed taxel
-    forces, N; ``peak_energy_j`` the highest energy metric over objects and
-    steps, J, at ``peak_energy_time_s``; ``criteria`` each criterion's reward
+    forces, N; ``peak_energy_j`` the highest energy metric, J, at
+    ``peak_energy_time_s``: with metrics, over the trial's metrics samples from
+    their reference (``energy_from``), as the metrics node publishes them; without,
+    over objects and steps from the first; ``criteria`` each criterion's reward
     and ``reward`` their weighted total, as the metrics node reports them (empty
     and None without a metrics configuration or a sample in the trial); ``basis``
     what the events and criteria come from: ``contacts`` (the pads' contacts with
@@ -106,12 +108,15 @@ def run_scenario(
     settings: Mapping[str, Any] | None = None,
     real_time_factor: float = 0.0,
     setup: OfflineSetup | None = None,
+    continue_after_end: bool = False,
     **params: Any,
 ) -> RunResult:
-    """Simulate scenario ``name`` for ``duration_s`` (default: the scenario's) and report.
+    """Simulate scenario ``name`` up to its verdict or ``duration_s`` and report.
 
-    A trial still open at the end is ended there (reason 'end of run'), as the
-    demo ends one through the monitor's stop service, so its criteria come out.
+    The simulation stops at the monitor's verdict (trial_end) unless
+    ``continue_after_end``. A trial still open at the end is ended there (reason
+    'end of run'), as the demo ends one through the monitor's stop service, so its
+    criteria come out.
 
     Args:
         name: scenario name.
@@ -119,6 +124,7 @@ def run_scenario(
         settings: SimSettings overrides.
         real_time_factor: pacing; 0 runs as fast as possible.
         setup: pipeline, pads, monitor, metrics and drive (default: ``OfflineSetup()``).
+        continue_after_end: simulate the whole duration after the verdict too.
         **params: scenario parameters.
     """
     setup = setup if setup is not None else OfflineSetup()
@@ -128,7 +134,7 @@ def run_scenario(
         drive=setup.drive if setup.drive is not None else default_drive(scene),
         metrics=setup.metrics)
     duration_s = scene.duration_s if duration_s is None else duration_s
-    result = pipeline.run(duration_s, real_time_factor)
+    result = pipeline.run(duration_s, real_time_factor, stop_at_end=not continue_after_end)
     pipeline.end_trial()
     report = pipeline.report
     sim = pipeline.sim

@@ -2,7 +2,9 @@
 
 ```yaml
 scenario: pick_lift
-duration: 3.0                # simulated seconds per trial
+duration: 3.0                # optional: simulated seconds per trial at most (default: the
+                             # scenario's own trial length); a trial stops at its verdict
+continue_after_end: false    # optional: simulate the whole duration after the verdict too
 params_file: my.yaml         # optional; default config/<scenario>.yaml; relative to this file
 fixed: {friction: 1.0}       # optional: the same in every trial
 grid:                        # the cartesian product of the lists ...
@@ -32,7 +34,8 @@ from grasp_monitor.core.errors import ConfigError
 import yaml
 
 #: The sweep file's keys.
-KEYS = ('scenario', 'duration', 'params_file', 'fixed', 'grid', 'list', 'random')
+KEYS = ('scenario', 'duration', 'continue_after_end', 'params_file', 'fixed', 'grid', 'list',
+        'random')
 #: The ways of listing trials, one per file.
 KINDS = ('grid', 'list', 'random')
 #: The keys of ``random``.
@@ -83,15 +86,23 @@ class Sweep:
                               f'got {", ".join(given) or "none"}')
         from grasp_monitor.app.scenario_config import ScenarioConfig
         from grasp_monitor.sim.scenes import SCENARIOS
-        scenario = spec.get('scenario')
+        if 'scenario' not in spec:
+            raise ConfigError(f'{path}: scenario is missing; valid: {", ".join(SCENARIOS)}')
+        scenario = spec['scenario']
         if scenario not in SCENARIOS:
             raise ConfigError(f'{path}: scenario {scenario!r} is not one of '
                               f'{", ".join(SCENARIOS)}')
         duration = spec.get('duration')
-        if isinstance(duration, bool) or not isinstance(duration, (int, float)) or \
-                not duration > 0:
-            raise ConfigError(f'{path}: duration {duration!r} must be a number of simulated '
-                              'seconds > 0')
+        if duration is not None and (
+                isinstance(duration, bool) or not isinstance(duration, (int, float))
+                or not duration > 0):
+            raise ConfigError(f'{path}: duration {_written(duration)} must be a number of '
+                              "simulated seconds > 0 (leave it out: the scenario's own trial "
+                              'length)')
+        continue_after_end = spec.get('continue_after_end', False)
+        if not isinstance(continue_after_end, bool):
+            raise ConfigError(f'{path}: continue_after_end {_written(continue_after_end)} must '
+                              'be true or false')
         params_file = ''
         if spec.get('params_file'):
             params_file = str((path.parent / str(spec['params_file'])).resolve())
@@ -137,7 +148,9 @@ class Sweep:
                                             f'{where}: {label}: {name}={_written(value)}')
                 values[name] = checked[token]
             _check_together(values, f'{where}: {kind}[{i}]')
-            trials.append(Trial(scenario, params_file, float(duration), tuple(values.items())))
+            trials.append(Trial(scenario, params_file,
+                                None if duration is None else float(duration),
+                                tuple(values.items()), continue_after_end))
         return cls(path, scenario, names, tuple(trials))
 
 

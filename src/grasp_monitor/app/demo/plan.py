@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from grasp_monitor.app.scenario_config import ScenarioConfig
+from grasp_monitor.app.scenario_config import check_energy_step, ScenarioConfig
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes.mujoco_sim_parameters import scenario_params, scene_settings
 from grasp_monitor.sim.backend import Simulator
@@ -63,6 +63,7 @@ class GraphPlan:
         sim = config.node('mujoco_sim')
         scene = build_scene(sim['scenario'], scene_settings(sim), **scenario_params(sim))
         simulator = Simulator(scene)  # its tracked bodies and step, exactly as the node has them
+        check_energy_step(config, simulator.timestep_s)
         tick_s = RunConfig(sim['publish_rate']).steps_per_tick(simulator.timestep_s) \
             * simulator.timestep_s
         tactile = config.node('tactile_sensor') | {'pads': list(scene.pads)} \

@@ -63,6 +63,9 @@ class DemoResult:
         basis: what the criteria come from, as the metrics node says: ``contacts``
             or ``taxels (estimate)`` ('' without criteria).
         energy_peak_j: largest energy metric in the trial, J.
+        energy_peak_time_s: its stamp (the first sample of that value), s.
+        epsilon: the trial's grasp quality summary (``core.quality.epsilon_summary``
+            of the metrics' ``epsilon.variant``, and ``variant``), as the offline run's.
         counts: per-topic message counts.
         mcap_path: the recording ('' without one).
         recording_note: why there is no recording, if there is none.
@@ -79,6 +82,8 @@ class DemoResult:
     reward: float | None = None
     basis: str = ''
     energy_peak_j: float | None = None
+    energy_peak_time_s: float | None = None
+    epsilon: dict = field(default_factory=dict)
     counts: list[TopicCount] = field(default_factory=list)
     mcap_path: str = ''
     png_path: str = ''
@@ -136,7 +141,8 @@ def results_table(result: DemoResult) -> str:
     for name, value in result.criteria.items():
         lines.append(f'  {name:24s} {value:6.3f}')
     reward = 'none received' if result.reward is None else f'{result.reward:.3f}'
-    peak = 'none received' if result.energy_peak_j is None else f'{result.energy_peak_j:.4g} J'
+    peak = 'none received' if result.energy_peak_j is None else \
+        f'{result.energy_peak_j:.4g} J at {result.energy_peak_time_s:.3f} s'
     lines += [f'  {"total reward":24s} {reward}', f'energy peak                {peak}', '']
     if result.mcap_path:
         lines.append(f'recording  {result.mcap_path}')

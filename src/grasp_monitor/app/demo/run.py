@@ -22,9 +22,10 @@ from grasp_monitor.app.demo.report import (
 from grasp_monitor.app.demo.series import series_from_recording
 from grasp_monitor.app.demo.watcher import DemoError, Watched, Watcher
 from grasp_monitor.app.results_dir import new_run_dir, point_latest
-from grasp_monitor.app.scenario_config import default_params_file
+from grasp_monitor.app.scenario_config import default_params_file, ScenarioConfig
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics.criteria import CRITERIA
+from grasp_monitor.core.quality import epsilon_summary
 from grasp_monitor.recording import message_counts
 
 
@@ -216,13 +217,17 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     expected = {topic: (last_ticks - first_ticks) // every
                 for topic, every in plan.published_per_tick().items()}
     seen = watcher.snapshot(lambda seen: (Counter(seen.counts), dict(seen.criteria),
-                                          list(seen.reward), list(seen.energy_j)))
-    counts, criteria, rewards, energy = seen
+                                          list(seen.reward), list(seen.energy_j),
+                                          list(seen.energy_s), list(seen.epsilon)))
+    counts, criteria, rewards, energy, energy_s, epsilon = seen
     # the status also names the trial and its samples
     result.criteria = {k: float(v) for k, v in criteria.items() if k in CRITERIA}
     result.reward = rewards[-1] if rewards else None
     result.basis = criteria.get('basis', '')
-    result.energy_peak_j = max(energy) if energy else None
+    if energy:
+        best = max(range(len(energy)), key=lambda i: (energy[i], -energy_s[i]))
+        result.energy_peak_j, result.energy_peak_time_s = energy[best], energy_s[best]
+    result.epsilon = _epsilon(plan, result, epsilon)
     expected['/grasp_monitor/events'] = len(result.events)
     sources = {topic: f'mujoco_sim ticks / {every}' if every > 1 else 'mujoco_sim ticks'
                for topic, every in plan.published_per_tick().items()}
@@ -247,6 +252,26 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
         result.counts.append(TopicCount(
             topic, recorded.get(topic, 0) if recorder is not None else None,
             expected.get(topic), sources.get(topic, ''), counts.get(topic)))
+
+
+def _epsilon(plan: GraphPlan, result: DemoResult,
+             samples: list[tuple[float, float, float]]) -> dict:
+    """Return the summary of the trial's epsilon series, as ``grasp-monitor run`` gives it.
+
+    The metrics publish epsilon every sample, in or out of a trial: those stamped in
+    the trial (its start to its end) are the offline run's.
+    """
+    times = [float(e['time_s']) for e in result.events if e['type'] in ('trial_start',
+                                                                        'trial_end')]
+    if len(times) < 2 or not samples:
+        return {}
+    variant = ScenarioConfig.from_file(plan.params_file).node('grasp_metrics')[
+        'epsilon.variant']
+    column = 1 if variant == 'l1' else 2
+    kept = sorted(row for row in samples if times[0] - 1e-9 <= row[0] <= times[-1] + 1e-9)
+    grasp = next((float(e['time_s']) for e in result.events if e['type'] == 'grasp'), None)
+    return {'variant': variant} | epsilon_summary(
+        [row[0] for row in kept], [row[column] for row in kept], grasp)
 
 
 def _paused_ticks(watcher: Watcher, alive: Callable[[], None]) -> int:

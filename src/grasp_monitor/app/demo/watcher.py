@@ -38,6 +38,10 @@ class Watched:
     criteria: dict[str, str] = field(default_factory=dict)
     criteria_seq: int = 0
     energy_j: list[float] = field(default_factory=list)
+    #: the stamp of each of ``energy_j``, s
+    energy_s: list[float] = field(default_factory=list)
+    #: (stamp s, epsilon L1, epsilon L∞) of every metrics sample
+    epsilon: list[tuple[float, float, float]] = field(default_factory=list)
     reward: list[float] = field(default_factory=list)
     pad_force_n: list[float] = field(default_factory=list)
     recorded: dict[str, int] = field(default_factory=dict)
@@ -100,6 +104,8 @@ class Watcher:
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 50)
         node.create_subscription(Vector3Stamped, 'grasp_metrics/energy', self._on_energy, qos)
         node.create_subscription(Vector3Stamped, 'grasp_metrics/reward', self._on_reward, qos)
+        node.create_subscription(Vector3Stamped, 'grasp_metrics/epsilon', self._on_epsilon,
+                                 qos)
         self.trigger = {name: node.create_client(Trigger, name) for name in (
             'mujoco_sim/reset', 'grasp_monitor/start', 'grasp_monitor/stop',
             'grasp_controller/start')}
@@ -151,6 +157,12 @@ class Watcher:
         with self.lock:
             self.seen.counts['/grasp_metrics/energy'] += 1
             self.seen.energy_j.append(msg.vector.x)
+            self.seen.energy_s.append(conversions.time_from_msg(msg.header.stamp))
+
+    def _on_epsilon(self, msg) -> None:
+        with self.lock:
+            self.seen.epsilon.append((conversions.time_from_msg(msg.header.stamp), msg.vector.x,
+                                      msg.vector.y))
 
     def _on_reward(self, msg) -> None:
         with self.lock:
@@ -173,6 +185,8 @@ class Watcher:
             seen = self.seen
             seen.counts.clear()
             seen.energy_j.clear()
+            seen.energy_s.clear()
+            seen.epsilon.clear()
             seen.pad_force_n, seen.phase, seen.sim_time_s = [], '', reset_s
             seen.window_from_s, seen.old_end_s = reset_s, dict(seen.stamps_s)
             seen.fresh.clear()

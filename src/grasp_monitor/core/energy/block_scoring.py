@@ -30,7 +30,7 @@ def _first_bad_time(times: np.ndarray, previous_s: float) -> int:
 
 
 def _score_block(
-    times: np.ndarray, previous_s: float, first_dt_s: float, threshold_j: float,
+    times: np.ndarray, dt_s: float, lever: float, threshold_j: float,
     position_object: np.ndarray, quaternion_object: np.ndarray,
     linvel_object: np.ndarray, angvel_object: np.ndarray,
     position_gripper: np.ndarray, quaternion_gripper: np.ndarray,
@@ -46,23 +46,19 @@ def _score_block(
     per-object peaks (K,) in place (a NaN is no peak). For every sample n,
     object k and gripper g, ``energy``'s steps with the desired state of the
     object carried rigidly by g: ``x* = x_g + R(q_g) p``, ``q* = q_g ⊗ q_gk``
-    (its sign nearest q), ``v* = v_g + ω_g × R(q_g) p``, ``ω* = ω_g``;
+    (its sign nearest q), ``v* = v_g + lever ω_g × R(q_g) p`` (``lever`` 1: the
+    object carried rigidly; 0: ``v* = v_g``, the benchmark's code), ``ω* = ω_g``;
     ``ωᵀ R I Rᵀ ω`` is evaluated in object axes, with the inertia (K, 3, 3)
-    in object axes. ``dt`` is the interval since the sample before
-    (``previous_s``; ``first_dt_s`` when that is NaN). Inputs are (N, K, ...)
+    in object axes. ``dt`` is ``dt_s``, the physics step, whatever the interval
+    between samples (the benchmark's analyser). Inputs are (N, K, ...)
     for objects, (N, 2, ...) for grippers, (2, K, ...) for the start poses in
     the grippers. A sample fails when a mean exceeds ``threshold_j`` or is NaN.
     Rotations by a unit quaternion (w, u) are written out as
     ``v + 2w (u × v) + 2 u × (u × v)``: numba compiles no call to a plain function.
     """
     first_failed = -1
+    h = dt_s
     for n in range(times.shape[0]):
-        if n > 0:
-            h = times[n] - times[n - 1]
-        elif math.isnan(previous_s):
-            h = first_dt_s
-        else:
-            h = times[0] - previous_s
         for k in range(mass.shape[0]):
             qw, qx, qy, qz = (quaternion_object[n, k, 0], quaternion_object[n, k, 1],
                               quaternion_object[n, k, 2], quaternion_object[n, k, 3])
@@ -79,12 +75,14 @@ def _score_block(
                 lz = pz + 2.0 * (gw * cz + gx * cy - gy * cx)
                 wx, wy, wz = (angvel_gripper[n, g, 0], angvel_gripper[n, g, 1],
                               angvel_gripper[n, g, 2])
+                ux, uy, uz = lever * (wy * lz - wz * ly), lever * (wz * lx - wx * lz), \
+                    lever * (wx * ly - wy * lx)
                 vx = ((position_gripper[n, g, 0] + lx - position_object[n, k, 0]) / h
-                      + (linvel_gripper[n, g, 0] + wy * lz - wz * ly - linvel_object[n, k, 0]))
+                      + (linvel_gripper[n, g, 0] + ux - linvel_object[n, k, 0]))
                 vy = ((position_gripper[n, g, 1] + ly - position_object[n, k, 1]) / h
-                      + (linvel_gripper[n, g, 1] + wz * lx - wx * lz - linvel_object[n, k, 1]))
+                      + (linvel_gripper[n, g, 1] + uy - linvel_object[n, k, 1]))
                 vz = ((position_gripper[n, g, 2] + lz - position_object[n, k, 2]) / h
-                      + (linvel_gripper[n, g, 2] + wx * ly - wy * lx - linvel_object[n, k, 2]))
+                      + (linvel_gripper[n, g, 2] + uz - linvel_object[n, k, 2]))
                 bw, bx, by, bz = (quaternion_in_gripper[g, k, 0], quaternion_in_gripper[g, k, 1],
                                   quaternion_in_gripper[g, k, 2], quaternion_in_gripper[g, k, 3])
                 sw = gw * bw - gx * bx - gy * by - gz * bz

@@ -10,6 +10,9 @@ import numpy as np
 
 #: The reference's failure threshold, J.
 DEFAULT_THRESHOLD_J = 1e7
+#: The object's desired linear velocity: ``rigid`` ``v_g + ω_g × (x* − x_g)`` (the object
+#: carried rigidly, the benchmark's prose) or ``gripper`` ``v_g`` (the benchmark's code).
+DESIRED_VELOCITIES = ('rigid', 'gripper')
 
 
 @dataclass(frozen=True)
@@ -23,9 +26,12 @@ class EnergyTrackerConfig:
             centre of mass in its body axes, kg·m²; (K, 3) principal moments
             are read as diagonal tensors.
         gripper_names: the (left, right) gripper bodies.
-        dt_s: step used for the first sample of a trial, which has no
-            previous sample, s.
+        dt_s: the physics step of the simulation the states come from, s: the
+            ``dt`` of every sample (the benchmark's analyser's ``time_step``),
+            whatever the interval between samples.
         threshold_j: a trial fails when any object's energy exceeds this, J.
+        desired_velocity: the object's desired linear velocity, one of
+            ``DESIRED_VELOCITIES``.
         initial_capacity: samples the history holds before it first grows.
     """
 
@@ -36,6 +42,7 @@ class EnergyTrackerConfig:
     dt_s: float = 0.001
     threshold_j: float = DEFAULT_THRESHOLD_J
     initial_capacity: int = 1024
+    desired_velocity: str = DESIRED_VELOCITIES[0]
 
     def __post_init__(self) -> None:
         names = tuple(self.object_names)
@@ -72,6 +79,9 @@ class EnergyTrackerConfig:
         object.__setattr__(self, 'inertia_in_body_kg_m2', inertia)
         if not (np.isfinite(self.dt_s) and self.dt_s > 0):
             raise ConfigError(f'dt_s must be finite and > 0 s, got {self.dt_s!r}')
+        if self.desired_velocity not in DESIRED_VELOCITIES:
+            raise ConfigError(f'desired_velocity must be one of {", ".join(DESIRED_VELOCITIES)}, '
+                              f'got {self.desired_velocity!r}')
         if not self.threshold_j > 0:
             raise ConfigError(f'threshold_j must be > 0 J, got {self.threshold_j!r}')
         if int(self.initial_capacity) != self.initial_capacity or self.initial_capacity < 1:

@@ -23,10 +23,13 @@ class EnergyTracker:
     the left and the right gripper, ``T_gripper_object(0)``. At every sample
     the desired object state is that pose carried rigidly by the gripper,
     ``T_world_object* = T_world_gripper(t) T_gripper_object(0)``, with linear
-    velocity ``v_g + ω_g × (x* − x_g)`` and angular velocity ``ω_g``; the
+    velocity ``v_g + ω_g × (x* − x_g)`` (``v_g`` with ``desired_velocity``
+    ``gripper``, the benchmark's code) and angular velocity ``ω_g``; the
     energy is computed with respect to each gripper (inertia in the object's
-    current orientation) and averaged. ``dt`` is the interval since the
-    previous sample (the configured ``dt_s`` for the first one).
+    current orientation) and averaged. ``dt`` is the configured ``dt_s``, the
+    physics step of the simulation the states come from, whatever the interval
+    between samples: the benchmark's analyser takes the physics step, so the
+    energy of a state does not depend on how often it is sampled.
 
     Feed each object's centre of mass and the inertia about it (with MuJoCo:
     frame sensors on ``objtype="body"``, the inertial frame, whose inertia is
@@ -58,8 +61,7 @@ class EnergyTracker:
         """Start a new trial: forget the history, peaks and failure.
 
         With no states, the next sample is the trial's start and defines the
-        relative poses. The states' times are not used: the first sample's
-        step is ``config.dt_s`` either way.
+        relative poses. The states' times are not used.
 
         Args:
             objects: the objects at the start, in ``config.object_names`` order.
@@ -272,7 +274,8 @@ class EnergyTracker:
         # numpy scalars warn where the compiled code does not (inf - inf of a diverged state).
         with np.errstate(all='ignore'):
             first_failed = (_SCORE_BLOCK if block else _score_block)(
-                times, previous_s, self.config.dt_s, self.config.threshold_j,
+                times, self.config.dt_s,
+                1.0 if self.config.desired_velocity == 'rigid' else 0.0, self.config.threshold_j,
                 position_object, quaternion_object, linvel_object, angvel_object,
                 position_gripper, quaternion_gripper, linvel_gripper, angvel_gripper,
                 self._position_object_in_gripper, self._quaternion_object_in_gripper,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
+from grasp_monitor.core.energy import DESIRED_VELOCITIES
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics.criteria import CriteriaConfig, CriteriaWeights
 from grasp_monitor.core.quality import EpsilonConfig
@@ -30,6 +32,11 @@ class MetricsConfig:
             start) or ``grasp`` (a pick: before the grasp the object is not in the hand,
             so no energy is reported, and the grasp event sets the reference).
         epsilon: how the grasp quality (Ferrari–Canny epsilon) of each sample is computed.
+        energy_dt_s: the physics step of the simulation the samples come from, s: the
+            energy metric's ``dt`` (the benchmark's analyser's), whatever
+            ``sample_period_s``, so the energy does not depend on the sampling rate.
+        energy_desired_velocity: the object's desired linear velocity in the energy
+            metric (``core.energy.DESIRED_VELOCITIES``).
     """
 
     object_name: str
@@ -41,6 +48,8 @@ class MetricsConfig:
     weights: CriteriaWeights = CriteriaWeights()
     energy_from: str = 'trial_start'
     epsilon: EpsilonConfig = EpsilonConfig()
+    energy_dt_s: float = 0.001
+    energy_desired_velocity: str = DESIRED_VELOCITIES[0]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -53,3 +62,9 @@ class MetricsConfig:
             raise ConfigError(f'object_mass_kg must be > 0, got {self.object_mass_kg}')
         if not self.sample_period_s > 0:
             raise ConfigError(f'sample_period_s must be > 0, got {self.sample_period_s}')
+        if not (math.isfinite(self.energy_dt_s) and self.energy_dt_s > 0):
+            raise ConfigError(f'energy_dt_s must be finite and > 0 s, got {self.energy_dt_s!r}')
+        if self.energy_desired_velocity not in DESIRED_VELOCITIES:
+            raise ConfigError(f'energy_desired_velocity must be one of '
+                              f'{", ".join(DESIRED_VELOCITIES)}, '
+                              f'got {self.energy_desired_velocity!r}')

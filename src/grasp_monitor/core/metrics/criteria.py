@@ -44,6 +44,9 @@ class CriteriaConfig:
         grasp_time_span: the span the grasp time criterion measures the grasp
             time against: ``grasp_limit`` (``grasp_limit_s``) or
             ``trial_duration`` (``trial_duration_s``).
+        time_span: T of the time criterion: ``trial_duration`` (``trial_duration_s``,
+            rostok's examples) or ``grasp_limit`` (``grasp_limit_s``, what rostok's
+            pipeline passes).
     """
 
     trial_duration_s: float = 10.0
@@ -51,13 +54,15 @@ class CriteriaConfig:
     final_position_ref_m: float = 0.3
     force_cutoff_n: float = 100.0
     grasp_time_span: str = GRASP_TIME_SPANS[0]
+    time_span: str = 'trial_duration'
 
     def __post_init__(self) -> None:
-        if self.grasp_time_span not in GRASP_TIME_SPANS:
-            raise ConfigError(f'grasp_time_span must be one of {", ".join(GRASP_TIME_SPANS)}, '
-                              f'got {self.grasp_time_span!r}')
+        for name in ('grasp_time_span', 'time_span'):
+            if getattr(self, name) not in GRASP_TIME_SPANS:
+                raise ConfigError(f'{name} must be one of {", ".join(GRASP_TIME_SPANS)}, '
+                                  f'got {getattr(self, name)!r}')
         for item in fields(self):
-            if item.name == 'grasp_time_span':
+            if item.name in ('grasp_time_span', 'time_span'):
                 continue
             value = getattr(self, item.name)
             if not (value > 0 and math.isfinite(value)):
@@ -107,14 +112,17 @@ def time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     """1 with a grasp; 0 after a contact timeout; else ``min(1, (t_end / T)²)``.
 
     ``t_end`` is the trial time of the last sample, ``T`` the planned trial
-    duration (clipped, unlike rostok: docs/deviations.md).
+    duration or, with ``time_span: grasp_limit``, the grasp limit (clipped, unlike
+    rostok: docs/deviations.md).
     """
     if record.first_event('grasp') is not None:
         return 1.0
     if _timed_out(record) or len(record) == 0:
         return 0.0
     t_end_s = float(record.trial_time_s[-1])
-    return min(1.0, (t_end_s / config.trial_duration_s) ** 2)
+    span_s = config.grasp_limit_s if config.time_span == 'grasp_limit' \
+        else config.trial_duration_s
+    return min(1.0, (t_end_s / span_s) ** 2)
 
 
 def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:

@@ -51,7 +51,7 @@ class TrialMetrics:
         return EnergyTracker(EnergyTrackerConfig(
             (config.object_name,), config.object_mass_kg,
             np.asarray([config.object_inertia_kg_m2], float), config.pads,
-            dt_s=config.sample_period_s))
+            dt_s=config.energy_dt_s, desired_velocity=config.energy_desired_velocity))
 
     @property
     def record(self) -> TrialRecord | None:

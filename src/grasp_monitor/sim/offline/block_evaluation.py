@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
-from grasp_monitor.core.energy import EnergyTracker
+from grasp_monitor.core.energy import EnergySample, EnergyTracker
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.core.metrics.criteria import CriteriaReport
@@ -62,6 +62,8 @@ class BlockEvaluation:
         contact_overflows: steps in which a pad had more contacts than slots.
         qualities: the grasp quality of each metrics sample of the trial: (stamp s,
             ``GraspQuality``), as the metrics node publishes it.
+        metrics_energy: the energy of each metrics sample of the trial, as the metrics
+            node publishes it on ``grasp_metrics/energy`` (``EnergySample``).
     """
 
     def __init__(self, config: PipelineConfig, sim: Simulator, arrays: SimTactileArrays,
@@ -98,6 +100,7 @@ class BlockEvaluation:
         self.peak_contact_force_n = np.zeros(len(specs))
         self.contact_overflows = 0
         self.qualities: list[tuple[float, GraspQuality]] = []
+        self.metrics_energy: list[EnergySample] = []
         self._grasped = False
         # the pads' taxel positions as clouds carry them, where incipient_slip needs them
         self._slip_positions = [as_cloud(pad.positions_in_pad) for pad in arrays.pads] \
@@ -213,9 +216,11 @@ class BlockEvaluation:
                 stamp = float(stamps[row])
                 sample = self._metrics_sample(record[row], row)
                 if self.config.contacts:
-                    self.metrics.add_contacts(stamp, *sample[:5], normals_in_world=sample[5])
+                    energies = self.metrics.add_contacts(stamp, *sample[:5],
+                                                         normals_in_world=sample[5])[0]
                 else:
-                    self.metrics.add(stamp, *sample)
+                    energies = self.metrics.add(stamp, *sample)[0]
+                self.metrics_energy += energies
                 self.qualities.append(self.metrics.last_quality)
 
     def _metrics_sample(self, values: np.ndarray, row: int) -> tuple[Any, ...]:
@@ -240,15 +245,18 @@ class BlockEvaluation:
     def _metrics_event(self, record: EventRecord) -> None:
         """Pass a monitor record to the metrics, as the node takes them from the topic."""
         if record.kind == 'trial_start':
-            self.metrics.start(record.trial_id, record.time_s, record.reset_from_s)
+            self.metrics_energy += self.metrics.start(record.trial_id, record.time_s,
+                                                      record.reset_from_s)[0]
         elif record.kind == 'trial_end':
             self.metrics.add_event(record)
-            reports = self.metrics.end(record.time_s,
-                                       record.details.get('reason') == 'time_reset')[1]
+            self.metrics_energy += self.metrics.add_event(record)
+            energies, reports = self.metrics.end(record.time_s,
+                                                 record.details.get('reason') == 'time_reset')
+            self.metrics_energy += energies
             if reports:
                 self.report = reports[-1]
         else:
-            self.metrics.add_event(record)
+            self.metrics_energy += self.metrics.add_event(record)
 
     def end_trial(self, reason: str = 'end of run') -> tuple[EventRecord, ...]:
         """End the open trial (as the monitor's stop service does); return its records."""
@@ -260,6 +268,11 @@ class BlockEvaluation:
         if records and self.sim.force_test_active:
             self.sim.stop_force_test()
         return records
+
+    @property
+    def trial_ended(self) -> bool:
+        """Whether the monitor ended a trial (its verdict)."""
+        return any(record.kind == 'trial_end' for record in self.events)
 
     def may_act(self) -> bool:
         """Whether a command of the monitor may change the physics (``_acts``) at all."""

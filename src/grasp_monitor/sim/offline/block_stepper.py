@@ -52,6 +52,8 @@ class BlockStepper:
         self._rows = [memoryview(row) for row in self.record]
         self.block_time_s = np.zeros(0)
         self.steps = 0
+        #: a block stepped again up to a command that ended the trial stops there
+        self.stop_at_end = False
         _NON_FINITE.compile_now()  # here, not in the first block
 
     def step_block(self, count: int) -> None:
@@ -77,7 +79,8 @@ class BlockStepper:
         head = command_step - first_step
         self._rollback(saved)
         self._step_and_evaluate(head, stop_at_command=False)
-        self.step_block(count - head)
+        if not (self.stop_at_end and self.evaluation.trial_ended):
+            self.step_block(count - head)
 
     def _checkpoint(self) -> tuple:
         """Return everything a block changes, to step it again."""

@@ -8,6 +8,7 @@ again (``block_stepper``).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Sequence
 
@@ -140,40 +141,61 @@ class OfflinePipeline:
         self.stepper = BlockStepper(self.sim, self.evaluation, self.steps_per_tick,
                                     self.block_steps)
 
-    def run(self, duration_s: float, real_time_factor: float = 0.0) -> PipelineResult:
+    def run(self, duration_s: float, real_time_factor: float = 0.0,
+            stop_at_end: bool = False) -> PipelineResult:
         """Simulate ``duration_s`` of simulated time (whole control ticks) and report.
 
         Args:
-            duration_s: simulated seconds.
+            duration_s: simulated seconds (at most, with ``stop_at_end``).
             real_time_factor: pace blocks against the wall clock; 0 runs as
                 fast as possible.
+            stop_at_end: stop at the monitor's verdict (its trial_end): at the
+                sample of a command that stopped the force test, else at the end of
+                the verdict's block.
         """
         sim = self.sim
         dt = sim.timestep_s
         total = max(1, round(duration_s / (self.steps_per_tick * dt))) * self.steps_per_tick
         start = time.perf_counter()
         sim_start_s = sim.time_s
-        done = 0
-        while done < total and not sim.diverged:
-            count = min(self.block_steps, total - done)
-            self.step_block(count)
-            done += count
+        first = self.steps
+        self.stepper.stop_at_end = stop_at_end
+        while self.steps - first < total and not sim.diverged and \
+                not (stop_at_end and self.evaluation.trial_ended):
+            self.step_block(min(self.block_steps, total - (self.steps - first)))
             if real_time_factor > 0:
                 delay = start + (sim.time_s - sim_start_s) / real_time_factor \
                     - time.perf_counter()
                 if delay > 0:
                     time.sleep(delay)
         wall_s = time.perf_counter() - start
-        peak = self.tracker.peak_energy_j
-        finite = np.where(np.isnan(peak), -np.inf, peak)
-        best = int(finite.argmax())
+        peak_j, peak_s, failed = self.energy_peak()
         return PipelineResult(
             steps=self.steps, sim_time_s=sim.time_s, wall_time_s=wall_s,
             diverged=sim.diverged, events=tuple(self.events),
             peak_contact_force_n=tuple(float(f) for f in self.peak_contact_force_n),
-            peak_energy_j=float(peak[best]),
-            peak_energy_time_s=float(self.tracker.peak_time_s[best]),
-            energy_failed=self.tracker.failed, contact_overflows=self.contact_overflows)
+            peak_energy_j=peak_j, peak_energy_time_s=peak_s,
+            energy_failed=failed, contact_overflows=self.contact_overflows)
+
+    def energy_peak(self) -> tuple[float, float, bool]:
+        """Return the run's energy peak, J, its time, s, and whether the metric failed.
+
+        With metrics, theirs: the trial's samples from the reference ``energy_from``
+        names, as the metrics node publishes them (one definition of the run's energy
+        whichever path runs the trial). Without, the tracker's: every step from the
+        run's first, the benchmark's scenes, whose objects are held from the start.
+        """
+        if self.metrics is not None:
+            samples = self.evaluation.metrics_energy
+            if not samples:
+                return math.nan, math.nan, False
+            values = np.array([sample.max_energy_j for sample in samples])
+            best = int(np.where(np.isnan(values), -np.inf, values).argmax())
+            return (float(values[best]), samples[best].time_s,
+                    any(sample.failed for sample in samples))
+        peak = self.tracker.peak_energy_j
+        best = int(np.where(np.isnan(peak), -np.inf, peak).argmax())
+        return float(peak[best]), float(self.tracker.peak_time_s[best]), self.tracker.failed
 
     def step_block(self, count: int) -> None:
         """Step ``count`` physics steps (whole ticks, at most ``block_steps``), then evaluate.
