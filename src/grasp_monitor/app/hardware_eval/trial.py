@@ -28,8 +28,8 @@ import numpy as np
 RATE_HZ = 500.0
 #: The fingers (the pick_lift servos that close).
 FINGERS = ('finger_left', 'finger_right')
-#: A finger still moving faster than this (its true speed averaged over the last
-#: ``CLOSING_WINDOW_S``) is still closing, m/s.
+#: A finger closing faster than this (its true velocity averaged over the last
+#: ``CLOSING_WINDOW_S``) before anything is held is still closing, m/s.
 CLOSING_SPEED_M_PER_S = 0.002
 CLOSING_WINDOW_S = 0.05
 #: Events scored.
@@ -191,17 +191,21 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
     return {'index': trial.index, 'kind': trial.kind, 'tuning': trial.tuning,
             'truth': truth, 'end_s': end_s, 'held_s': held_s,
             'seen': {name: first_times(view.records) for name, view in views.items()},
-            'closing': {name: _closing(first_times(view.records).get('grasp'), stamps,
-                                       finger_velocity) for name, view in views.items()},
+            'closing': {name: _closing(first_times(view.records).get('grasp'),
+                                       truth.get('grasp'), stamps, finger_velocity)
+                        for name, view in views.items()},
             'diverged': pipeline.sim.diverged}
 
 
-def _closing(grasp_s: float | None, stamps: np.ndarray, velocity: np.ndarray) -> bool:
-    """Whether a finger truly still closed when the grasp fired at ``grasp_s``.
+def _closing(grasp_s: float | None, truth_s: float | None, stamps: np.ndarray,
+             velocity: np.ndarray) -> bool:
+    """Whether a grasp fired at ``grasp_s`` while a finger still closed, nothing held yet.
 
-    Closing is positive: a finger bouncing back off the object is not closing.
+    Nothing is held before the truth's grasp (``truth_s``; None: never). Closing is
+    positive: a finger bouncing back off the object is not closing; one that sinks into
+    the held object's soft contact as the grip force rises is not either (held).
     """
-    if grasp_s is None:
+    if grasp_s is None or (truth_s is not None and grasp_s >= truth_s):
         return False
     window = (stamps > grasp_s - CLOSING_WINDOW_S - 1e-9) & (stamps <= grasp_s + 1e-9)
     return bool(velocity[window].mean(axis=0).max() > CLOSING_SPEED_M_PER_S)

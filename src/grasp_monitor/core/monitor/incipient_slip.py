@@ -19,6 +19,11 @@ CUES = ('friction', 'cop', 'vibration', 'slip', 'stall')
 STALL_SHORT_S = 0.02
 #: Time constant of the low-pass of the shear ratio the stall cue reads, s.
 STALL_FILTER_S = 0.005
+#: How long a stall must last to count, s: the top of a load's spike falls again.
+STALL_CONFIRM_S = 0.01
+#: The least rise of the shear ratio over the stall window, per second of it: a load that
+#: barely changes has no pace to miss.
+STALL_MIN_PACE_PER_S = 0.05
 
 
 class SlipScore:
@@ -115,6 +120,7 @@ class SlipScore:
         self._ratio: np.ndarray | None = None
         self._lowest: np.ndarray | None = None
         self._history: deque[tuple[float, np.ndarray]] = deque()
+        self._stalled_for: np.ndarray | None = None
 
     def update(self, signals: np.ndarray, dt_s: float) -> np.ndarray:
         """Return (B, 5) each pad's cues over their thresholds (0 for a pad not watched).
@@ -181,10 +187,18 @@ class SlipScore:
         recent = next(value for stamp, value in reversed(history) if stamp <= short_at + 1e-12)
         rise = self._ratio - start
         expected = rise * (STALL_SHORT_S / span_s)
-        armed = (self._ratio - self._lowest >= self.stall_rise) & (rise > 0)
+        armed = (self._ratio - self._lowest >= self.stall_rise) & (
+            rise >= STALL_MIN_PACE_PER_S * span_s)
         with np.errstate(invalid='ignore', divide='ignore'):
             missing = 1.0 - (self._ratio - recent) / expected
-        return np.where(armed & np.isfinite(missing), np.clip(missing, 0.0, 10.0), 0.0)
+        # a plateau: the rise stopped without the ratio falling back (the top of a spike)
+        plateau = armed & np.isfinite(missing) & (missing >= 0.0) & (missing <= 2.0 - (
+            1.0 / self._scale[4] if self._scale[4] > 0 else 1.0))
+        if self._stalled_for is None:
+            self._stalled_for = np.zeros(ratio.size)
+        self._stalled_for = np.where(plateau, self._stalled_for + dt_s, 0.0)
+        confirmed = self._stalled_for >= STALL_CONFIRM_S - 1e-9
+        return np.where(plateau & confirmed, np.clip(missing, 0.0, 1.0), 0.0)
 
 
 class IncipientSlipEvent(MonitorEvent):

@@ -127,6 +127,7 @@ class MonitorInputs:
             TaxelZero(config.tare_s, config.deadband_n, config.deadband_sigmas,
                       config.zero_track_s) for _ in config.pads]
         self._touching = np.zeros(len(config.pads), bool)
+        self._totals = np.zeros(len(config.pads))  # each pad's latest total, N
         self.fingers = FingerMotion(len(config.finger_joints), config.finger_window_s)
         self._finger_positions = np.full(len(config.finger_joints), np.nan)
 
@@ -173,8 +174,10 @@ class MonitorInputs:
                               'the monitor reads contacts, not taxels')
         forces = np.asarray(forces_n, float)
         if forces.ndim == 2 and forces.shape[0]:
-            forces = self.zeros[index].apply(forces, time_s)
+            forces = self.zeros[index].apply(
+                forces, time_s, self._totals[index] < self.config.contact_force_n, positions_m)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
+        self._totals[index] = total
         if self.config.slip_signals and positions_m is not None:
             # the total first, then the pad's slip signals
             signals = pad_slip_signals(positions_m, forces.reshape(len(forces), -1),

@@ -5,8 +5,9 @@ each taxel's zero and noise over a tare window (the first readings after a tare
 request), then reports each taxel's reading less its zero, a taxel whose remainder is
 within its noise floor (``deadband_sigmas`` times its noise, at least ``deadband_n``)
 as 0, and lets the zero of a taxel whose remainder stays within ``TRACK_BAND`` floors
-follow it slowly: drift, and what hysteresis leaves after a load, fade out, while a
-load beyond the band is kept. With exact signals (no offset, no noise: a floor of 0)
+follow it slowly (every taxel's, while the pad carries less than a contact's force):
+drift, and what hysteresis leaves after a load, fade out, while a load beyond the band
+is kept. With exact signals (no offset, no noise: a floor of 0)
 it changes nothing once the window is over.
 """
 
@@ -51,6 +52,7 @@ class TaxelZero:
         self._zero: np.ndarray | None = None
         self.floor_n = np.zeros(0)
         self._last_s = -math.inf
+        self._pairs: np.ndarray | None = None
         self.tare()
 
     def tare(self) -> None:
@@ -61,12 +63,18 @@ class TaxelZero:
         self._square: np.ndarray | None = None
         self._count = 0
 
-    def apply(self, forces: npt.ArrayLike, time_s: float) -> np.ndarray:
+    def apply(self, forces: npt.ArrayLike, time_s: float, light: bool = False,
+              positions: npt.ArrayLike | None = None) -> np.ndarray:
         """Return the pad's (N, C) readings zeroed; all zeros while taring.
 
         Args:
             forces: (N, C) each taxel's reading (C = 3 components or 1), N.
             time_s: the reading's stamp, s.
+            light: the pad carries less than a contact's force: every taxel's zero
+                follows (an outlier left by a load fades too).
+            positions: (N, 3) the taxels' positions, m: a taxel above its floor with no
+                neighbour above theirs (an outlier, not a touch, which spreads) reads 0.
+                None: no such filter.
 
         Raises:
             ConfigError: a reading whose shape differs from the pad's earlier ones.
@@ -86,10 +94,23 @@ class TaxelZero:
             return zeroed
         size = np.sqrt(np.einsum('nc,nc->n', zeroed, zeroed))
         if self.track_s > 0 and 0 < dt_s < math.inf:
-            unloaded = size <= TRACK_BAND * self.floor_n
+            unloaded = slice(None) if light else size <= TRACK_BAND * self.floor_n
             self._zero[unloaded] += zeroed[unloaded] * (dt_s / (self.track_s + dt_s))
-        zeroed[size <= self.floor_n] = 0.0
+        above = size > self.floor_n
+        if positions is not None:
+            above &= self._with_loaded_neighbour(above, positions)
+        zeroed[~above] = 0.0
         return zeroed
+
+    def _with_loaded_neighbour(self, above: np.ndarray, positions: npt.ArrayLike) -> np.ndarray:
+        """Return (N,) each taxel has a neighbour (within 1.5 spacings) in ``above``."""
+        if self._pairs is None or self._pairs.shape[0] and self._pairs.max() >= above.size:
+            self._pairs = neighbour_pairs(np.asarray(positions, float))
+        near = np.zeros(above.size, bool)
+        first, second = self._pairs.T
+        near[first[above[second]]] = True
+        near[second[above[first]]] = True
+        return near
 
     def _learn(self, values: np.ndarray, time_s: float) -> np.ndarray:
         if self._window_start_s is None:
@@ -111,3 +132,13 @@ class TaxelZero:
                 self.deadband_n, self.deadband_sigmas * np.sqrt(variance.sum(axis=1)))
             self.taring = False
         return np.zeros_like(values)
+
+
+def neighbour_pairs(positions: np.ndarray) -> np.ndarray:
+    """Return (P, 2) the pairs of taxels closer than 1.5 times the median nearest spacing."""
+    from scipy.spatial import cKDTree
+    if len(positions) < 2:
+        return np.zeros((0, 2), np.int64)
+    tree = cKDTree(positions)
+    nearest = tree.query(positions, k=2)[0][:, 1]
+    return tree.query_pairs(1.5 * float(np.median(nearest)), output_type='ndarray')
