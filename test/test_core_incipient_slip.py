@@ -96,7 +96,7 @@ def test_a_lightly_pressed_pad_and_no_signals_never_fire():
 
 
 def test_score_cues_scaled_and_off():
-    score = SlipScore(friction=1.0, ratio=0.5, cop_speed=0.0)
+    score = SlipScore(friction=1.0, ratio=0.5, cop_speed=0.0, settle_s=0.0)
     cues = score.update(np.array([[10.0, 2.0, 0.0, 0.0, 0.004]]), 0.01)
     assert cues.tolist() == [[0.4, 0.0, 0.0, 0.0, 0.0]]  # 0.2 of the cone over 0.5; the rest off
 

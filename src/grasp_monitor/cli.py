@@ -387,7 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     hardware = commands.add_parser(
         'hardware-eval', help='score every event on what hardware gives the monitor',
         description='Run pick_lift trials offline (grasps that hold, pulls that slip, drops, '
-        'slow closes, closes that never come) and feed a monitor with config/hardware.yaml\'s '
+        "slow closes, closes that never come) and feed a monitor with config/hardware.yaml's "
         'settings only tactile clouds and finger joint states, through the realism model of '
         'each preset (no ground truth, no contacts, no slip channel, the friction unknown); '
         'score each event against the simulator: precision, recall, F1, latency, false '
@@ -401,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     hardware.add_argument('--preset', action='append', choices=('ideal', 'typical', 'harsh'),
                           help='a realism preset to score (repeat; default all three)')
     hardware.add_argument('--set', type=_setting, action='append', default=[],
-                          metavar='NAME=VALUE', help="a grasp_monitor parameter on top of "
+                          metavar='NAME=VALUE', help='a grasp_monitor parameter on top of '
                           'config/hardware.yaml (repeat)')
     hardware.add_argument('--jobs', type=int, default=1, help='processes (default 1)')
     hardware.add_argument('--output-dir', type=Path, default=Path('results/hardware_eval'),

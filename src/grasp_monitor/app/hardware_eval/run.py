@@ -68,7 +68,7 @@ def hardware_eval(output_dir: Path, per_kind: int, seed: int = 0, jobs: int = 1,
     counts = ', '.join(f'{sum(r["kind"] == kind for r in held)} {kind}' for kind in KINDS)
     text = [f'# Hardware-fed monitor against the simulator ({len(held)} held-out trials: '
             f'{counts}; seed {seed})', '',
-            'Monitor: config/hardware.yaml\'s grasp_monitor, every event, at '
+            "Monitor: config/hardware.yaml's grasp_monitor, every event, at "
             f'{monitor["rate"]:g} Hz' + (f', with {_describe(overrides)}' if overrides else '')
             + '; fed tactile clouds and finger joint states only (friction unknown).', '']
     for name in presets:
@@ -76,7 +76,7 @@ def hardware_eval(output_dir: Path, per_kind: int, seed: int = 0, jobs: int = 1,
     (output_dir / 'hardware_eval.md').write_text('\n'.join(text))
     (output_dir / 'hardware_eval.json').write_text(json.dumps(
         {'seed': seed, 'per_kind': per_kind, 'presets': list(presets),
-         'monitor': {k: v for k, v in monitor.items()}, 'wall_s': wall_s,
+         'monitor': dict(monitor), 'wall_s': wall_s,
          'scores': scores, 'trials': results}, indent=1, default=_plain))
     print('\n'.join(text), file=out)
     print(f'wrote {output_dir / "hardware_eval.md"} and hardware_eval.json '

@@ -106,4 +106,6 @@ def table(scores: dict[str, Any]) -> str:
 
 def _f(value: float, digits: int = 3) -> str:
     # + 0.0: no '-0' for a latency a rounding below zero
-    return '–' if value is None or math.isnan(value) else f'{round(value, digits) + 0.0:.{digits}f}'
+    if value is None or math.isnan(value):
+        return '–'
+    return f'{round(value, digits) + 0.0:.{digits}f}'

@@ -64,17 +64,17 @@ SETTINGS = (
              'least this normal force, N.', 1e-6, 1e4, read_only=True), 'slip_min_force_n'),
     (Setting('incipient_slip.high_pass', 0.02, "Time constant of the vibration cue's low-pass, "
              's.', 1e-4, 10.0, read_only=True), 'slip_high_pass_s'),
-    (Setting('incipient_slip.stall', 0.0, 'incipient_slip also fires when a pad\'s shear '
+    (Setting('incipient_slip.stall', 0.0, "incipient_slip also fires when a pad's shear "
              'ratio, having risen, stops rising: this share of its expected rise over the '
              'last 20 ms missing (0 = off; needs no friction coefficient).', 0.0, 10.0,
              read_only=True), 'slip_stall'),
-    (Setting('incipient_slip.stall_rise', 0.1, "The stall cue watches a pad whose shear ratio "
+    (Setting('incipient_slip.stall_rise', 0.1, 'The stall cue watches a pad whose shear ratio '
              'rose at least this much since it was loaded.', 0.0, 10.0, read_only=True),
      'slip_stall_rise'),
     (Setting('incipient_slip.stall_window', 0.1, 'The stall cue: how long the shear ratio '
              'must have been rising, s.', 0.021, 10.0, read_only=True), 'slip_stall_window_s'),
     (Setting('incipient_slip.settle', 0.2, 'incipient_slip watches a pad once it has been '
-             'loaded this long, s (the close\'s impact is no slip).', 0.0, 60.0,
+             "loaded this long, s (the close's impact is no slip).", 0.0, 60.0,
              read_only=True), 'slip_settle_s'),
     (Setting('incipient_slip.cop_window', 0.02, 'Time constant of the low-pass of the centre '
              "of pressure's velocity, s (0 = none): a centre of pressure that jitters between "
@@ -92,7 +92,7 @@ INPUT_SETTINGS = (
      'deadband_n'),
     (Setting('deadband_sigmas', 3.0, "Taxels only: a taxel's noise floor in units of the "
              'noise learned at the tare.', 0.0, 100.0, read_only=True), 'deadband_sigmas'),
-    (Setting('zero_tracking', 0.25, "Taxels only: time constant with which an unloaded "
+    (Setting('zero_tracking', 0.25, 'Taxels only: time constant with which an unloaded '
              "taxel's zero (within 3 noise floors) follows slow drift, s (0 = never).", 0.0,
              3600.0, read_only=True),
      'zero_track_s'),
