@@ -171,6 +171,10 @@ class GraspMetricsNode(Node):
     def _publish_diagnostics(self) -> None:
         name = self.get_fully_qualified_name()
         level, message, values = self.feed.energy_status()
+        # an energy of readings that stopped coming is no news that the grasp holds
+        silent = [s.name for s in self.streams.statuses(wall_now_s()) if s.stale]
+        if silent and level == 'OK':
+            level, message = 'STALE', 'stale input: ' + ', '.join(silent)
         statuses = [conversions.diagnostic_status(
             f'{name}: energy', level, message,
             values | refusal_counts(self.refused, 'refused_inputs') | lost_counts(self)),
