@@ -29,7 +29,7 @@ def test_the_feed_samples_on_the_grid_routes_the_records_and_reports():
     assert feed.energy_status() == ('OK', 'held', {
         'energy_j': '0', 'threshold_j': 1.0, 'samples': 0, 'dropped_samples': 0,
         'old_timeline_inputs': 0, 'refused_stamps': 0, 'timelines': 0,
-        'reset_dropped_readings': 0})
+        'source_restarts': 0, 'reset_dropped_readings': 0})
     assert feed.criteria_status() is None
     assert feed.add_record(EventRecord('trial_start', 0.0, 0.0, 0, 1, Command.CONTINUE)) \
         == ([], [])

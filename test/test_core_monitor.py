@@ -547,3 +547,15 @@ def test_farthest_from_base_is_nan_with_a_nan_distance_and_minus_inf_without_any
     assert math.isnan(GraspSample(0.0, [True, False], distances_from_base_m=[math.nan, 0.3]
                                   ).farthest_from_base_m)
     assert GraspSample(0.0, [True, False]).farthest_from_base_m == -math.inf
+
+
+def test_a_later_timeline_ends_the_trial_as_a_reset_though_its_stamps_go_on():
+    samples = list(script.approach_then_grasp())
+    mon = GraspMonitor()
+    mon.start_trial()
+    records = [r for s in samples[:500] for r in mon.update(s).records]
+    later = dataclasses.replace(samples[500], time_s=samples[499].time_s + 2.0, timeline=1)
+    update = mon.update(later)
+    end = only(list(update.records), 'trial_end')
+    assert end.details['reason'] == 'time_reset' and end.time_s == samples[499].time_s
+    assert mon.counters['time_resets'] == 1 and 'trial_end' not in kinds(records)

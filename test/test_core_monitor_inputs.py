@@ -343,3 +343,37 @@ def test_missing_names_the_inputs_that_have_not_spoken_yet():
     assert fresh_inputs().missing() == ()
     contacts = MonitorInputs(InputsConfig(('left', 'right'), use_object=True, contacts=True))
     assert contacts.missing() == ('contacts', 'object')
+
+
+def test_a_new_source_that_jumps_restarts_its_input_even_stamped_ahead():
+    grid = StampGrid(2, 0.01, 0.05)
+    for k in range(1, 121):  # a first timeline up to 1.2 s
+        grid.add(0, k * 0.01, 'a')
+        grid.add(1, k * 0.01, 'b')
+    assert len(grid.due()) == 120
+    # a restarted simulator, heard only from 2.8 s: both inputs' new publishers
+    grid.new_source(0)
+    grid.add(0, 2.8, 'a2')
+    assert (grid.epoch, grid.timelines, grid.restarts, grid.stamps.refused) == (1, 1, 1, 0)
+    grid.new_source(1)
+    grid.add(1, 2.8, 'b2')
+    assert (grid.epoch, grid.restarts) == (1, 2)
+    points = grid.due()
+    assert [(round(p.time_s, 6), p.values) for p in points] == [(2.8, ('a2', 'b2'))]
+    # a new source going on from its stream (a second publisher) changes nothing
+    grid.new_source(0)
+    grid.add(0, 2.81, 'a3')
+    assert (grid.epoch, grid.restarts) == (1, 2)
+
+
+def test_a_restarted_source_heard_late_is_a_time_reset_in_the_samples():
+    inputs = MonitorInputs(InputsConfig(('left',), use_object=True, time_back_s=0.05))
+    for k in range(1, 11):
+        inputs.update_pad('left', [1.0], k * 0.01)
+        inputs.update_object([0.0, 0.0, 0.0], k * 0.01)
+    assert {s.timeline for s in inputs.due()} == {0}
+    inputs.grid.new_source(0)
+    inputs.grid.new_source(1)
+    inputs.update_pad('left', [0.0], 2.0)
+    inputs.update_object([0.0, 0.0, 0.0], 2.0)
+    assert [(s.time_s, s.timeline) for s in inputs.due()] == [(2.0, 1)]

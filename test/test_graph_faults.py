@@ -6,7 +6,8 @@ lives' events), the metrics and the controller; the simulator killed and restart
 its tactile sensor and its contacts (the monitor reports STALE, never a slip or a timeout)
 and with them (the monitor recovers); a paused clock fires no timeout; a servo command a
 user could send makes the physics diverge: the trial ends with an event and the simulator
-serves on.
+serves on; a simulator killed and restarted mid-trial, heard only past where the old one
+stopped, ends the trial with time_reset in the monitor and the metrics.
 test_graph_monitor_kill.py has the monitor's kill alone; test_node_grasp_monitor.py the
 monitor's staleness in process.
 """
@@ -275,3 +276,38 @@ def test_a_diverging_command_ends_the_trial_and_the_simulator_serves_on(graph):
     assert wait_for(lambda: (s := graph.status(': simulation', since)) is not None
                     and s.message == 'running', timeout_s=30.0)
     assert graph.processes['simulator'].poll() is None
+
+
+def test_a_simulator_restarted_mid_trial_ends_it_with_time_reset_in_monitor_and_metrics(graph):
+    trial = graph.reset_and_start_trial()
+    assert wait_for(lambda: 'grasp' in graph.kinds(trial), timeout_s=30.0)
+    trial_id = status_values(graph.events[trial])['trial']
+    events, since = len(graph.events), len(graph.diagnostics)
+    before = {suffix: status_values(graph.status(suffix, since) or graph.status(suffix))
+              for suffix in (': monitor', ': energy')}
+    graph.kill('simulator')
+    time.sleep(3.0)
+    # the new simulator's first messages go out before the others hear it (discovery);
+    # as fast as it can until they answer (lockstep), it is heard past where the old one
+    # stopped: its time went back, yet no stamp shows it
+    graph.start('simulator', **(SIM | {'real_time_factor': 0.0}))
+    assert wait_for(lambda: 'trial_end' in graph.kinds(events), timeout_s=30.0), \
+        graph.kinds(events)
+    # the trial ends there, not in a slip-out across both simulators' timelines
+    end = graph.events[events + graph.kinds(events).index('trial_end')]
+    assert graph.kinds(events)[0] == 'trial_end' and status_values(end)['reason'] == 'time_reset'
+    # the metrics end it alike: its criteria, ended by the reset
+    assert wait_for(lambda: (s := graph.status(': criteria', since)) is not None
+                    and status_values(s)['trial'] == trial_id, timeout_s=30.0)
+    assert status_values(graph.status(': criteria', since))['end_reason'] == 'time_reset'
+    # both counted the reset: a timeline opened, what it dropped said
+    since = len(graph.diagnostics)
+    after = {}
+    for suffix in before:
+        assert wait_for(lambda: graph.status(suffix, since), timeout_s=10.0), suffix
+        after[suffix] = status_values(graph.status(suffix, since))
+        assert int(after[suffix]['timelines']) > int(before[suffix]['timelines']), suffix
+        assert int(after[suffix]['reset_dropped_readings']) >= \
+            int(before[suffix]['reset_dropped_readings'])
+    monitor = after[': monitor']
+    assert int(monitor['time_resets']) == int(before[': monitor']['time_resets']) + 1

@@ -30,11 +30,11 @@ def levels(observer, name):
     return latest, count
 
 
-def overall(observer):
-    """Return the monitor's latest overall status (level, message), None before one."""
+def overall(observer, name='grasp_monitor: monitor'):
+    """Return a node's latest overall status (level, message), None before one."""
     for array in reversed(list(observer.diagnostics)):
         for status in array.status:
-            if status.name.endswith('/grasp_monitor: monitor'):
+            if status.name.endswith(f'/{name}'):
                 return status.level, status.message
     return None
 
@@ -66,6 +66,12 @@ def test_a_paused_simulator_leaves_diagnostics_flowing_and_stale_until_it_resume
     # the monitor's overall status too, though its clock (simulated) stands still with them
     assert overall(observer) == (DiagnosticStatus.STALE,
                                  'stale input: contacts, ground_truth/object, joint_states')
+    # and the metrics' energy, which held OK before the pause
+    assert overall(observer, 'grasp_metrics: energy') == (
+        DiagnosticStatus.STALE, 'stale input: ground_truth/object, ground_truth/finger_left, '
+        'ground_truth/finger_right, contacts')
     assert ros.call(pause, SetBool.Request(data=False)).success
     assert wait_for(lambda: all_at(observer, DiagnosticStatus.OK), timeout_s=10.0), \
         {name: levels(observer, name)[0] for name in INPUTS}
+    assert wait_for(lambda: overall(observer, 'grasp_metrics: energy')[0]
+                    == DiagnosticStatus.OK, timeout_s=10.0)

@@ -18,8 +18,8 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
-    log_refused_stamps, lost_counts, PAD_INPUTS, read_input, refusal_counts, subscribe,
-    subscribe_pads)
+    follow_sources, log_refused_stamps, lost_counts, PAD_INPUTS, read_input, refusal_counts,
+    subscribe, subscribe_pads)
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -83,8 +83,10 @@ class GraspMetricsNode(Node):
         self.feed = MetricsFeed(self.metrics, self.contacts,
                                 (p['energy_warn'], p['energy_threshold']))
         self.refused: Counter[str] = Counter()
-        log_refused_stamps(self, self.feed.grid, tuple(
-            name if '/' in name else f'ground_truth/{name}' for name in self.feed.names))
+        topics = tuple(p['contacts'] if name == 'contacts' else name if '/' in name
+                       else f'ground_truth/{name}' for name in self.feed.names)
+        log_refused_stamps(self, self.feed.grid, topics)
+        follow_sources(self, self.feed.grid, topics)
         # each input is due at least once a sample; silent 10 samples (>= 0.5 s): STALE
         inputs = [f'ground_truth/{body}' for body in (p['object'], *p['pads'])] + (
             [p['contacts']] if self.contacts is not None
@@ -169,6 +171,10 @@ class GraspMetricsNode(Node):
     def _publish_diagnostics(self) -> None:
         name = self.get_fully_qualified_name()
         level, message, values = self.feed.energy_status()
+        # an energy of readings that stopped coming is no news that the grasp holds
+        silent = [s.name for s in self.streams.statuses(wall_now_s()) if s.stale]
+        if silent and level == 'OK':
+            level, message = 'STALE', 'stale input: ' + ', '.join(silent)
         statuses = [conversions.diagnostic_status(
             f'{name}: energy', level, message,
             values | refusal_counts(self.refused, 'refused_inputs') | lost_counts(self)),

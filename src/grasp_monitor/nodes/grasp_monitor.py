@@ -18,8 +18,8 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
 from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
 from grasp_monitor.nodes.inputs import (
-    log_refused_stamps, lost_counts, PAD_INPUTS, read_input, refusal_counts, subscribe,
-    subscribe_pads)
+    follow_sources, log_refused_stamps, lost_counts, PAD_INPUTS, read_input, refusal_counts,
+    subscribe, subscribe_pads)
 from grasp_monitor.nodes.interfaces import calls, diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -113,6 +113,9 @@ class GraspMonitorNode(Node):
             [self.topics[name] for name in self.inputs.names()], 1.0 / p['rate']))
         log_refused_stamps(self, self.inputs.grid,
                            tuple(self.topics[name] for name in self.inputs.names()))
+        # /tf has many publishers by design: a new one there is no restart
+        follow_sources(self, self.inputs.grid, tuple(
+            self.topics[name] if name != 'distances' else '' for name in self.inputs.names()))
         self.frames = FrameTree()
         # ids go on from the log's last trial, so the log reads as one history
         last_trial, read = EventLog.last_trial_id(p['event_log'])

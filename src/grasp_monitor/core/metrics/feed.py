@@ -138,4 +138,5 @@ class MetricsFeed:
         values['basis'] = self.basis
         values.update(zip(('samples', 'first_sample_s', 'last_sample_s'),
                           map(repr, self.metrics.report_samples)))
+        values['end_reason'] = self.metrics.report_end_reason
         return f'reward {report.total:.3f}', values

@@ -40,6 +40,8 @@ class TrialMetrics:
         self.report_trial_id = 0  # the trial of ``report``
         #: the samples of ``report``: how many, the first's and the last's stamps, s
         self.report_samples: tuple[int, float, float] = (0, math.nan, math.nan)
+        #: the reason of the monitor's trial_end of ``report`` ('time_reset', ...; '' none)
+        self.report_end_reason = ''
         self._timelines: list[Timeline] = []  # the latest three
         self._trials: list[Trial] = []  # opened, or ended and waiting for samples
         self._previous: Trial | None = None  # the trial started last
@@ -282,4 +284,6 @@ class TrialMetrics:
         self.report = evaluate_criteria(record, self.config.criteria, self.config.weights)
         self.report_trial_id = record.trial_id
         self.report_samples = (len(record), float(record.time_s[0]), float(record.time_s[-1]))
+        end = record.first_event('trial_end')
+        self.report_end_reason = str(end.details.get('reason', '')) if end is not None else ''
         return self.report

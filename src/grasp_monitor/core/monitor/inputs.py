@@ -317,7 +317,8 @@ class MonitorInputs:
             distances_from_base_m=() if distances is None else distances,
             stale=bool(late or age_s > self.config.max_age_s),
             age_s=age_s if math.isfinite(age_s) else math.inf,
-            pad_signals=self._signals(values) if self.config.slip_signals else ())
+            pad_signals=self._signals(values) if self.config.slip_signals else (),
+            timeline=self.grid.epoch)
 
     def due(self, now_s: float | None = None) -> list[GraspSample]:
         """Return the samples owed on the grid, oldest first.

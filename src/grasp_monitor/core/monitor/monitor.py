@@ -88,6 +88,7 @@ class GraspMonitor:
         self._pending_id = self._last_trial_id + 1 if self.config.auto_start else 0
         self._latest_s = -math.inf  # the latest sample's stamp, trial or not
         self._reset_from_s = -math.inf  # where time last went back from
+        self._timeline = 0  # the latest sample's (GraspSample.timeline)
         self.status = MonitorStatus.IDLE
         self.counters = dict.fromkeys(
             ('samples', 'stale', 'paused', 'out_of_order', 'time_resets', 'trials'), 0)
@@ -221,15 +222,19 @@ class GraspMonitor:
         counters = self.counters
         counters['samples'] += 1
         time_s = sample.time_s
-        if self._latest_s - time_s > self._reset_after_s:
+        # a later timeline is a reset even where its stamps go on (a source restarted)
+        new_timeline = sample.timeline > self._timeline
+        self._timeline = max(self._timeline, sample.timeline)
+        if new_timeline or self._latest_s - time_s > self._reset_after_s:
             self._reset_from_s = self._latest_s
             self._latest_s = time_s
         elif time_s > self._latest_s:
             self._latest_s = time_s
         records: list[EventRecord] = []
         trial = self._trial
-        if trial is not None and time_s < trial.time_s - TIME_TOLERANCE_S:
-            if trial.time_s - time_s <= self.config.time_reset_tolerance_s:
+        if trial is not None and (new_timeline or time_s < trial.time_s - TIME_TOLERANCE_S):
+            if not new_timeline and \
+                    trial.time_s - time_s <= self.config.time_reset_tolerance_s:
                 counters['out_of_order'] += 1
                 return self._result(MonitorStatus.OUT_OF_ORDER, _CONTINUE, records)
             counters['time_resets'] += 1

@@ -45,6 +45,8 @@ class GraspSample:
         age_s: how old the reading is when the monitor gets it, s.
         pad_signals: (B, 5) each body's tactile slip signals (``slip_signals.SIGNALS``);
             empty when unknown.
+        timeline: the timeline of the readings (``StampGrid.epoch``): one later than the
+            trial's is a reset whatever the stamp (a restarted source heard late).
     """
 
     time_s: float
@@ -56,6 +58,7 @@ class GraspSample:
     stale: bool = False
     age_s: float = 0.0
     pad_signals: np.ndarray = ()  # type: ignore[assignment]
+    timeline: int = 0
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.time_s):

@@ -94,6 +94,10 @@ class StampGrid:
         self.stamps = StreamStamps(inputs, time_back_s)
         #: buffered readings a new timeline dropped
         self.reset_dropped = 0
+        self._new_source: set[int] = set()  # inputs whose next reading is a new source's
+        self._restarted: set[int] = set()  # inputs whose next reading opens a timeline
+        #: inputs restarted by a new source (a restarted simulator)
+        self.restarts = 0
 
     def _clear(self) -> None:
         self.reset_dropped += sum(len(stamps) for stamps in self._stamps)
@@ -106,18 +110,34 @@ class StampGrid:
     def add(self, index: int, stamp_s: float, value: Any) -> None:
         """Buffer a reading of input ``index`` stamped ``stamp_s``, in stamp order.
 
-        One stamped off its stream waits for its jump to be confirmed (``stamps``).
+        One stamped off its stream waits for its jump to be confirmed (``stamps``);
+        after :meth:`new_source`, one that jumps opens a new timeline at once.
         """
+        if index in self._new_source:
+            self._new_source.discard(index)
+            if self._epoch[index] >= 0 and self.stamps.restarts(index, stamp_s):
+                self._restarted.add(index)
+                self.restarts += 1
         for reading in self.stamps.take(index, stamp_s, value):
             self._add(*reading)
+
+    def new_source(self, index: int) -> None:
+        """Note that input ``index``'s next reading comes from a new source (a publisher).
+
+        If its stamp jumps off the input's stream, its time restarted (a simulator killed
+        and started again), whether it went back or not: a new timeline, as a reset.
+        """
+        self._new_source.add(index)
 
     def _add(self, index: int, stamp_s: float, value: Any) -> None:
         epoch = self._epoch[index]
         if epoch < 0:  # a first reading: of the current timeline unless stamped ahead of it
             epoch = self.epoch if self.epoch == 0 or \
                 stamp_s <= self._timeline_s + self.time_back_s else self.epoch - 1
-        if stamp_s < self._latest_s[index] - self.time_back_s:
-            epoch += 1  # this input went back
+        restarted = index in self._restarted
+        self._restarted.discard(index)
+        if restarted or stamp_s < self._latest_s[index] - self.time_back_s:
+            epoch += 1  # this input went back, or its source restarted
             self._latest_s[index] = -math.inf
         self._latest_s[index] = max(self._latest_s[index], stamp_s)
         if epoch > self.epoch:
@@ -221,8 +241,9 @@ def stamp_counts(grid: StampGrid) -> dict[str, int]:
     """Return a grid's diagnostic values of its inputs' stamps, as both nodes report them.
 
     ``refused_stamps``: readings stamped off their stream (a stray old or future stamp),
-    refused; ``timelines``: timelines opened (resets); ``reset_dropped_readings``: buffered
-    readings a reset dropped.
+    refused; ``timelines``: timelines opened (resets); ``source_restarts``: inputs whose new
+    source restarted their time (:meth:`StampGrid.new_source`); ``reset_dropped_readings``:
+    buffered readings a reset dropped.
     """
     return {'refused_stamps': grid.stamps.refused, 'timelines': grid.timelines,
-            'reset_dropped_readings': grid.reset_dropped}
+            'source_restarts': grid.restarts, 'reset_dropped_readings': grid.reset_dropped}

@@ -8,7 +8,8 @@ resumed) goes on from the jump, a stray message does not. The jump is confirmed 
 stream's next reading goes on from the held one, or when another input jumps to the same
 time or is there already (a reset moves every stream at once); then the held readings are
 let in, in order of arrival. When the stream's next reading goes on from where it was
-instead, the held reading is refused and counted.
+instead, the held reading is refused and counted. A new source's first reading that
+jumps (:meth:`StreamStamps.restarts`) is let in at once: the stream restarted.
 """
 
 from __future__ import annotations
@@ -66,6 +67,23 @@ class StreamStamps:
             return self._jump(index, (stamp_s, value))  # where another input already is
         self._held[index] = (stamp_s, value)
         return []
+
+    def restarts(self, index: int, stamp_s: float) -> bool:
+        """Whether a new source's first reading, stamped ``stamp_s``, restarts input ``index``.
+
+        It does when it jumps off the stream (a restarted simulator: back to 0, or ahead
+        of the old stream by the time its first messages took to be heard); the stream
+        then starts again from it, and a reading held from the old source is refused. A
+        new source going on from the stream (a second publisher) changes nothing.
+        """
+        if not self._jumps(index, stamp_s):
+            return False
+        held, self._held[index] = self._held[index], None
+        if held is not None:
+            self._refuse(index, held[0])
+        self.jumps += 1
+        self._last_s[index], self._period_s[index] = -math.inf, math.inf
+        return True
 
     def _jumps(self, index: int, stamp_s: float) -> bool:
         last_s = self._last_s[index]
