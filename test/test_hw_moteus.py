@@ -175,7 +175,6 @@ def test_a_commanded_servo_follows_the_moteus_law_and_reports_its_torque():
     assert observations[-1].torque == pytest.approx([0.0, 0.0], abs=1e-2)
 
 
-
 def test_a_replayed_motion_is_reported_as_recorded_whatever_the_command_then_released():
     servos, double, clock = rig()
     # samples of a jittery recording, rev and rev/s (each reported as the f32 query gives it)
@@ -207,6 +206,7 @@ def test_a_replayed_motion_is_reported_as_recorded_whatever_the_command_then_rel
     assert released[-1].position[0] == pytest.approx(0.5, abs=1e-2)
     assert released[-1].position[1] == observations[-1].position[1]
     assert double.state(12).position_rev == -0.0201
+
 
 def test_watchdog_stops_the_servos_when_commands_stop_and_a_command_resumes():
     servos, double, clock = rig(command_timeout_s=0.1)
