@@ -58,9 +58,10 @@ from std_srvs.srv import Trigger
 pytestmark = pytest.mark.graph
 
 TWO_PI = 2 * math.pi
-#: The trial: family seed 0's first (a hold), long enough to grasp; the realism's seed.
+#: The trial: family seed 0's first (a hold), long enough to grasp (at ~0.68 s) with room
+#: for the detectors to move; the realism's seed.
 SEED = 1
-DURATION_S = 0.72
+DURATION_S = 0.8
 #: CAN ids of the finger controllers.
 IDS = (1, 2)
 
