@@ -175,6 +175,39 @@ def test_a_commanded_servo_follows_the_moteus_law_and_reports_its_torque():
     assert observations[-1].torque == pytest.approx([0.0, 0.0], abs=1e-2)
 
 
+def test_a_replayed_motion_is_reported_as_recorded_whatever_the_command_then_released():
+    servos, double, clock = rig()
+    # samples of a jittery recording, rev and rev/s (each reported as the f32 query gives it)
+    recording = [((0.0101, -0.02), (0.0031, -0.0027)), ((0.0102, -0.02), (-0.0024, 0.0019)),
+                 ((0.0102, -0.0201), (0.0008, -0.0033))]
+
+    async def scenario():
+        await cycles(servos, clock, 1)
+        observations = []
+        for positions, velocities in recording:
+            servos.set_command(command(position=(0.5, -0.25)))  # pulls hard elsewhere
+            for servo_id, position, velocity in zip(IDS, positions, velocities):
+                double.replay(servo_id, position, velocity)
+            observations.append(await cycles(servos, clock, 1))
+        double.release(11)
+        released = [await cycles(servos, clock, 1) for _ in range(100)]
+        return observations, released
+
+    observations, released = asyncio.run(scenario())
+    f32 = np.float32
+    for (positions, velocities), observation in zip(recording, observations):
+        assert observation.position.tolist() == [float(f32(p)) * TWO_PI for p in positions]
+        assert observation.velocity.tolist() == [float(f32(v)) * TWO_PI for v in velocities]
+    # the law still reports the torque it would apply at the recorded position
+    assert observations[-1].torque[0] == pytest.approx(4.0 * (0.5 / TWO_PI - 0.0102)
+                                                       - 0.1 * 0.0008, rel=1e-5)
+    # released, 11 is simulated again from the recording and goes to its target; 12 stays
+    assert released[0].position[0] != observations[-1].position[0]
+    assert released[-1].position[0] == pytest.approx(0.5, abs=1e-2)
+    assert released[-1].position[1] == observations[-1].position[1]
+    assert double.state(12).position_rev == -0.0201
+
+
 def test_watchdog_stops_the_servos_when_commands_stop_and_a_command_resumes():
     servos, double, clock = rig(command_timeout_s=0.1)
 

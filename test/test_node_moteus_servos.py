@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 import signal
 
-from conftest import child_python, wait_for
+from conftest import child_python, publish_until, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.app.reference import flatten
 from grasp_monitor.core.errors import ConfigError, HardwareError
@@ -120,6 +120,23 @@ def test_joint_states_and_diagnostics_report_what_the_controllers_measure(ros):
     assert servo.hardware_id == 'moteus id 2 on bus 1'
     assert servo_values['temperature_c'] == '25.0' and servo_values['voltage_v'] == '24.0'
     assert servo_values['mode'] == '0' and servo_values['fault_code'] == '0'
+
+
+def test_on_a_simulated_clock_joint_states_carry_the_clock_time_they_are_published_at(ros):
+    # The wall-clock age of an observation means nothing on a simulated clock (paused,
+    # or slower than real time): subtracted from it, stamps fell before the tick.
+    from builtin_interfaces.msg import Time
+    from rosgraph_msgs.msg import Clock
+    start_servos(ros, use_sim_time=True, publish_rate=100.0)
+    client = Client(ros)
+    clock = client.node.create_publisher(Clock, '/clock', 10)
+    ticks = [Time(sec=7, nanosec=k * 10_000_000) for k in range(1, 6)]
+    for tick in ticks:
+        assert publish_until(lambda: clock.publish(Clock(clock=tick)),
+                             lambda: client.states and client.states[-1].header.stamp == tick,
+                             timeout_s=10.0, every_s=0.2), tick
+    stamps = [state.header.stamp for state in client.states]
+    assert [stamp for stamp in stamps if stamp not in ticks] == []
 
 
 def test_stop_latches_while_commands_arrive_until_resume(ros):

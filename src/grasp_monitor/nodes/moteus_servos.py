@@ -86,10 +86,11 @@ class MoteusServosNode(Node):
     position_min, position_max, torque_limit, read_only, publish_rate,
     robot_description_scenario, qos.*).
     Publishes: ``joint_states`` (rad, rad/s, N*m; each loop observation once, at most at
-    publish_rate), ``/diagnostics`` (1 Hz: the loop's achieved rate and jitter, refused
-    commands by kind, watchdog; one status per servo with temperature, voltage, mode and
-    fault code, ERROR while a fault is latched), ``/robot_description`` (String, once: the
-    URDF of ``robot_description_scenario``'s gripper, when set).
+    publish_rate; stamped when measured, or on a simulated clock when published),
+    ``/diagnostics`` (1 Hz: the loop's achieved rate and jitter, refused commands by kind,
+    watchdog; one status per servo with temperature, voltage, mode and fault code, ERROR
+    while a fault is latched), ``/robot_description`` (String, once: the URDF of
+    ``robot_description_scenario``'s gripper, when set).
     Subscribes: ``servo_commands`` (JointState), ``servo_commands/full``
     (Float64MultiArray), exactly as ``mujoco_sim``.
     Services: ``~/stop`` (Trigger: every servo stopped until ``~/resume``), ``~/resume``
@@ -180,8 +181,12 @@ class MoteusServosNode(Node):
         if observation is None or observation.time_s == self.published_s:
             return
         self.published_s = observation.time_s
-        # The backend stamps on the monotonic clock; joint_states carry the node's clock.
-        stamp_s = self._now_s() - (time.monotonic() - observation.time_s)
+        # The backend stamps on the monotonic clock; joint_states carry the node's clock,
+        # less the observation's age. A simulated clock may be paused or run at any rate:
+        # a wall-clock age means nothing on it (it could even stamp before the last tick).
+        age_s = 0.0 if self.get_clock().ros_time_is_active else \
+            time.monotonic() - observation.time_s
+        stamp_s = self._now_s() - age_s
         self.joint_pub.publish(conversions.joint_state_to_msg(
             dataclasses.replace(observation.joint_states(), time_s=stamp_s)))
 

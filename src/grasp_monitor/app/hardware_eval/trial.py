@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 from grasp_monitor.app.hardware_eval.family import HardwareTrial, pull_start_s
 from grasp_monitor.app.slip_eval.family import DIRECTIONS, HOLD_S, RAMP_RAD_PER_S, SCRIPT
@@ -100,27 +100,20 @@ def first_times(records: Sequence[Any]) -> dict[str, float]:
     return times
 
 
-def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str, Any]],
-                       report: Optional[Callable[[float], None]] = None) -> dict[str, Any]:
-    """Run one trial; return the truth and what each preset's monitor made of it.
+def trial_pipeline(trial: HardwareTrial, monitor: Mapping[str, Any]) -> tuple[Any, list]:
+    """Return the trial's offline pipeline (its own monitor the referee) and pad positions.
 
-    ``item``: the trial, the hardware monitor's values, the presets by name
-    ((tactile, joints) realism configurations). ``sim.process_pool`` work.
+    The positions: each pad's taxels in the pad frame, as a cloud carries them, m.
 
-    Returns:
-        ``truth``: event -> time, s, the referee's (and ``gross_slip`` when the object
-        moved 2 mm relative to the pads after the hold); ``seen``: preset -> event -> time,
-        s; ``closing``: preset -> whether a finger still closed when its grasp fired;
-        ``held_s``: simulated time of stable holding (from the truth's grasp to the end,
-        the pull or the gross slip), s; ``kind``, ``index``, ``tuning``.
+    Args:
+        trial: the trial.
+        monitor: the hardware monitor's values (``hardware_values``).
     """
     from grasp_monitor.app.batch.names import split
     from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
     from grasp_monitor.sim.offline import OfflinePipeline
     from grasp_monitor.sim.offline.block_evaluation import as_cloud
     from grasp_monitor.sim.scenes import build_scene
-    from grasp_monitor.sim.slip_truth import drift_m, GROSS_SLIP_M, object_in_pad
-    trial, monitor, presets = item
     kinds = split('pick_lift', trial_values(trial, monitor))
     config = ScenarioConfig.for_scenario('pick_lift').with_values(kinds['node'],
                                                                   'hardware-eval')
@@ -135,9 +128,18 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
         force_on_grasp=False, joints=FINGERS)
     pipeline = OfflinePipeline(build_scene('pick_lift', settings, **params), pipeline_config,
                                setup.pads, setup.monitor, setup.drive)
-    positions = [as_cloud(pad.positions_in_pad) for pad in pipeline.arrays.pads]
-    views = {name: hardware_feed(monitor, realism, positions, pull.seed)
-             for name, realism in presets.items()}
+    return pipeline, [as_cloud(pad.positions_in_pad) for pad in pipeline.arrays.pads]
+
+
+def trial_ticks(pipeline: Any, duration_s: float,
+                report: Optional[Callable[[float], None]] = None
+                ) -> Iterator[tuple[np.ndarray, ...]]:
+    """Step ``pipeline`` for ``duration_s``; yield its monitor ticks block by block.
+
+    Each block: the ticks' stamps (T,), s; the pipeline's record rows at them; the
+    fingers' true positions and velocities (T, J); then each pad's true taxel forces
+    (T, N, C) in the pad frame, N. Ticks come once each, in time order.
+    """
     layout = pipeline.evaluation.layout
     per_sample = pipeline.steps_per_monitor_sample
     dt = pipeline.sim.timestep_s
@@ -158,22 +160,45 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
         return result
 
     pipeline.evaluation.evaluate = keep_ticks  # type: ignore[method-assign]
-    stamps_all, finger_all, drift_rows = [], [], []
-    total = round(trial.duration_s / dt)
+    total = round(duration_s / dt)
     while pipeline.steps < total and not pipeline.sim.diverged:
         pipeline.step_block(min(pipeline.block_steps, total - pipeline.steps))
         for first in sorted(ticks):
-            stamps, at_rows, finger_positions, finger_velocities, *forces = ticks[first]
-            if not stamps.size:
-                continue
-            for view in views.values():
-                view.feed(stamps, forces, finger_positions, finger_velocities)
-            stamps_all.append(stamps)
-            finger_all.append(finger_velocities)
-            drift_rows.append(object_in_pad(layout, at_rows, 'object'))
+            if ticks[first][0].size:
+                yield ticks[first]
         ticks.clear()
         if report is not None:
             report(pipeline.steps * dt)
+
+
+def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str, Any]],
+                       report: Optional[Callable[[float], None]] = None) -> dict[str, Any]:
+    """Run one trial; return the truth and what each preset's monitor made of it.
+
+    ``item``: the trial, the hardware monitor's values, the presets by name
+    ((tactile, joints) realism configurations). ``sim.process_pool`` work.
+
+    Returns:
+        ``truth``: event -> time, s, the referee's (and ``gross_slip`` when the object
+        moved 2 mm relative to the pads after the hold); ``seen``: preset -> event -> time,
+        s; ``closing``: preset -> whether a finger still closed when its grasp fired;
+        ``held_s``: simulated time of stable holding (from the truth's grasp to the end,
+        the pull or the gross slip), s; ``kind``, ``index``, ``tuning``.
+    """
+    from grasp_monitor.sim.slip_truth import drift_m, GROSS_SLIP_M, object_in_pad
+    trial, monitor, presets = item
+    pipeline, positions = trial_pipeline(trial, monitor)
+    views = {name: hardware_feed(monitor, realism, positions, trial.pull.seed)
+             for name, realism in presets.items()}
+    layout = pipeline.evaluation.layout
+    stamps_all, finger_all, drift_rows = [], [], []
+    for stamps, at_rows, finger_positions, finger_velocities, *forces in trial_ticks(
+            pipeline, trial.duration_s, report):
+        for view in views.values():
+            view.feed(stamps, forces, finger_positions, finger_velocities)
+        stamps_all.append(stamps)
+        finger_all.append(finger_velocities)
+        drift_rows.append(object_in_pad(layout, at_rows, 'object'))
     stamps = np.concatenate(stamps_all)
     finger_velocity = np.concatenate(finger_all)
     truth = {r.kind: r.time_s for r in reversed(pipeline.evaluation.events)
@@ -185,6 +210,7 @@ def run_hardware_trial(item: tuple[HardwareTrial, Mapping[str, Any], Mapping[str
         if gross.size:
             truth['gross_slip'] = float(stamps[gross[0]])
     end_s = float(stamps[-1])
+    start_s = pull_start_s(trial)
     held_until = min(end_s, start_s, truth.get('gross_slip', math.inf),
                      truth.get('slip_out', math.inf))
     held_s = max(0.0, held_until - truth['grasp']) if 'grasp' in truth else 0.0

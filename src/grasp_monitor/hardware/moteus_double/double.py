@@ -11,7 +11,9 @@ Each simulated controller runs the moteus position law of ``core/servo/law.py`` 
 inertia with viscous friction, integrated in output revolutions as the firmware works;
 winding temperature and bus voltage come from the core's ``ServoBank`` telemetry model.
 Faults, the firmware's own command timeout, silent (unplugged) controllers and reply
-latency can be injected. Every frame received is decoded and recorded for assertions.
+latency can be injected, and a recorded motion replayed (``replay``: a controller
+reports given positions and velocities, sample by sample). Every frame received is
+decoded and recorded for assertions.
 """
 
 from __future__ import annotations
@@ -115,6 +117,7 @@ class TransportDouble(moteus.TransportDevice):
         self._pending_fault = np.zeros(n, dtype=int)
         self._limit_code = np.zeros(n, dtype=int)
         self._silent = np.zeros(n, dtype=bool)
+        self._replayed = np.zeros(n, dtype=bool)
         self._last_command_s = np.zeros(n)
         self._command = {name: np.zeros(n) for name in _COMMAND_REGISTERS}
         self._law = ServoCommand.stop(n)
@@ -271,10 +274,12 @@ class TransportDouble(moteus.TransportDevice):
         h = elapsed / steps
         two_pi_inertia = 2 * math.pi * cfg.rotor_inertia_kg_m2  # type: ignore[operator]
         damping = 2 * math.pi * cfg.viscous_damping_nm_s_per_rad  # type: ignore[operator]
+        free = ~self._replayed  # a replayed shaft stays where the recording puts it
         for _ in range(steps):
             self._torque = self._law_torque(active)
-            self._velocity += h * (self._torque - damping * self._velocity) / two_pi_inertia
-            self._position += h * self._velocity
+            accel = (self._torque - damping * self._velocity) / two_pi_inertia
+            self._velocity[free] += h * accel[free]
+            self._position[free] += h * self._velocity[free]
         self._bank.set_torque(self._torque)
         self._bank.update_telemetry(2 * math.pi * self._velocity, elapsed)
 
@@ -331,6 +336,24 @@ class TransportDouble(moteus.TransportDevice):
         with self._lock:
             slot = self._slot_of(servo_id)
             self._position[slot], self._velocity[slot] = position_rev, velocity_rev_s
+
+    def replay(self, servo_id: int, position_rev: float, velocity_rev_s: float) -> None:
+        """Make ``servo_id`` report this output position and velocity (rev, rev/s).
+
+        A recorded motion played back sample by sample (call again for the next one):
+        the controller answers every query with these values, in the resolution asked
+        for, until ``release``, whatever it is commanded; its law still gives the torque
+        it would apply there.
+        """
+        with self._lock:
+            slot = self._slot_of(servo_id)
+            self._replayed[slot] = True
+            self._position[slot], self._velocity[slot] = position_rev, velocity_rev_s
+
+    def release(self, servo_id: int) -> None:
+        """End ``servo_id``'s replay: it is simulated again from where the replay left it."""
+        with self._lock:
+            self._replayed[self._slot_of(servo_id)] = False
 
     def state(self, servo_id: int) -> ServoState:
         """Return a snapshot of ``servo_id``."""
