@@ -31,6 +31,11 @@ from grasp_monitor.core.pad_contacts import (
 import numpy as np
 import numpy.typing as npt
 
+#: A pad carrying less than this many contact forces is light: every taxel's zero follows
+#: (``TaxelZero.apply``), so what a load leaves behind (hysteresis, drift under the load)
+#: fades once the load is gone. More would also fade a gentle touch's first moments.
+LIGHT_CONTACTS = 1.0
+
 
 @dataclass(frozen=True)
 class InputsConfig:
@@ -175,7 +180,8 @@ class MonitorInputs:
         forces = np.asarray(forces_n, float)
         if forces.ndim == 2 and forces.shape[0]:
             forces = self.zeros[index].apply(
-                forces, time_s, self._totals[index] < self.config.contact_force_n, positions_m)
+                forces, time_s, self._totals[index] < LIGHT_CONTACTS * self.config.contact_force_n,
+                positions_m)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
         self._totals[index] = total
         if self.config.slip_signals and positions_m is not None:
