@@ -121,7 +121,8 @@ def _cmd_slip_eval(args: argparse.Namespace) -> int:
 
 def _cmd_hardware_eval(args: argparse.Namespace) -> int:
     from grasp_monitor.app.hardware_eval.run import hardware_eval, PER_KIND, QUICK_PER_KIND
-    per_kind = QUICK_PER_KIND if args.quick else args.per_kind or PER_KIND
+    per_kind = QUICK_PER_KIND if args.quick else \
+        PER_KIND if args.per_kind is None else args.per_kind
     hardware_eval(args.output_dir, per_kind, args.seed, args.jobs,
                   args.preset or ('ideal', 'typical', 'harsh'), dict(args.set))
     return 0
