@@ -118,10 +118,10 @@ class BlockEvaluation:
         """Return what an evaluation that stops at a command changes, for ``restore``.
 
         Besides ``events`` (which only grow): the monitor, its inputs (``feed``), the
-        energy metric and the per-block tallies. The metrics, the report and the qualities are not in it: they
-        change only once the monitor has gone through the whole block without such a
-        command (``evaluate``), and they grow with the trial, so copying them at every
-        block cost more than the physics.
+        energy metric and the per-block tallies. The metrics, the report and the
+        qualities are not in it: they change only once the monitor has gone through the
+        whole block without such a command (``evaluate``), and they grow with the trial,
+        so copying them at every block cost more than the physics.
         """
         return (self.monitor, self.feed, self.tracker, self._grasped,
                 self.peak_contact_force_n, self.contact_overflows)
