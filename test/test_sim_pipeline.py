@@ -103,3 +103,32 @@ def test_more_contacts_than_slots_are_counted_and_logged(caplog):
     pipeline.run(1.5)
     assert pipeline.contact_overflows > 0
     assert 'more than its 2 sensor slots' in caplog.text
+
+
+def taxel_trial(block_s, **values):
+    """Run pick_lift for 2.5 s with its monitor on the taxels; return the events."""
+    import dataclasses
+    from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
+    config = ScenarioConfig.for_scenario('pick_lift').with_values(
+        {'grasp_monitor.contacts': '', 'grasp_metrics.contacts': '', **values}, 'test')
+    settings, params, setup = offline_run(config)
+    pipeline = OfflinePipeline(
+        build_scene('pick_lift', settings, **params),
+        dataclasses.replace(setup.pipeline, block_s=block_s), setup.pads, setup.monitor,
+        setup.drive, setup.metrics)
+    pipeline.run(2.5)
+    return pipeline, [(r.kind, round(r.time_s, 9)) for r in pipeline.events]
+
+
+@pytest.mark.parametrize('preset', ['ideal', 'typical'])
+def test_a_taxel_monitor_is_fed_as_the_node_whatever_the_blocks(preset):
+    # the grasp starts the force test: blocks are stepped again up to its sample, the
+    # monitor's inputs and the sensors' models with them; frames are dropped at typical
+    values = {'tactile_sensor.realism.preset': preset, 'mujoco_sim.realism.preset': preset}
+    pipeline, events = taxel_trial(0.5, **values)
+    kinds = [kind for kind, _ in events]
+    assert kinds[:3] == ['trial_start', 'contact', 'grasp'], events
+    assert pipeline.sim.force_test_active  # asked for on the grasp, as the node asks
+    assert pipeline.evaluation.feed.inputs.config.contacts is False
+    assert (pipeline.evaluation.feed.tactile is None) == (preset == 'ideal')
+    assert taxel_trial(0.05, **values)[1] == events
