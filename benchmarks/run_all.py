@@ -52,6 +52,8 @@ BENCHMARKS = (
               ('--control-rate', '100', '--seconds', '1')),
     Benchmark('pipeline', 'bench_pipeline.py', ('--steps', '2000', '--rates', '100', '1000'),
               ('--steps', '500', '--rates', '100', '1000')),
+    Benchmark('realism', 'bench_realism.py', ('--steps', '2000', '--repeats', '3'),
+              ('--steps', '500', '--repeats', '1')),
     Benchmark('scaling', 'bench_scaling.py', ('--repeats', '2', '--seconds', '0.3'),
               ('--repeats', '1', '--seconds', '0.05', '--only', 'contacts')),
     Benchmark('tactile', 'bench_tactile.py', (), ('--samples', '10')),

@@ -125,6 +125,28 @@ def test_a_trial_is_what_grasp_monitor_run_computes(tmp_path):
             'finger_left_peak_force_n', 'object_z_m'} <= set(row)
 
 
+def test_a_sweep_takes_the_realism_settings_by_their_parameter_names(tmp_path):
+    # the monitor reads the taxels (as on hardware); the sensors' presets are swept
+    sweep = Sweep.from_file(write(tmp_path, {
+        'scenario': 'pick_lift', 'duration': 1.5,
+        'fixed': {'grasp_monitor.contacts': '', 'grasp_metrics.contacts': '',
+                  'tactile_sensor.realism.seed': 4},
+        'list': [{}, {'tactile_sensor.realism.preset': 'ideal',
+                      'mujoco_sim.realism.preset': 'ideal'},
+                 {'tactile_sensor.realism.preset': 'typical',
+                  'mujoco_sim.realism.preset': 'typical',
+                  'tactile_sensor.realism.tactile.latency_s': 0.01}]}))
+    plain, ideal, typical = (run_trial(trial) for trial in sweep.trials)
+    assert typical['tactile_sensor.realism.preset'] == 'typical'
+    # ideal is off: the very trial without the settings
+    drop = ('tactile_sensor.realism.preset', 'mujoco_sim.realism.preset', 'key')
+    assert results([{k: v for k, v in ideal.items() if k not in drop}]) == results(
+        [{k: v for k, v in plain.items() if k != 'key'}])
+    assert 1.0 < plain['contact_time_s'] < 1.5
+    # what the monitor read changed: its contact comes from noisy, offset, late clouds
+    assert typical['contact_time_s'] != plain['contact_time_s']
+
+
 @pytest.fixture(scope='module')
 def serial(tmp_path_factory):
     """Run the tiny sweep here, one trial after the other."""

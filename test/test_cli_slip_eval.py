@@ -52,6 +52,13 @@ def test_bad_values_exit_2_naming_them(args, message):
     assert done.stderr == f'grasp-monitor: error: {message}\n'
 
 
+def test_an_unknown_preset_exits_2_naming_the_presets():
+    done = slip_eval('--quick', '--preset', 'noisy')
+    assert done.returncode == 2
+    assert "argument --preset: invalid choice: 'noisy' (choose from" in done.stderr
+    assert 'ideal' in done.stderr and 'typical' in done.stderr and 'harsh' in done.stderr
+
+
 def test_quick_and_trials_are_exclusive():
     done = slip_eval('--quick', '--trials', 10)
     assert done.returncode == 2 and 'not allowed with argument' in done.stderr

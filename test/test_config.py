@@ -157,3 +157,11 @@ def test_node_tables_declare_the_core_settings_once():
                                                        setting.high)
         assert node.description.startswith(setting.description)
         assert set(node.choices) <= set(setting.choices)
+    # the realism settings, from the one table: the arrays' in tactile_sensor, the
+    # encoders' in mujoco_sim, the preset and the seed in both
+    from grasp_monitor.core.realism import REALISM_SETTINGS
+    sim = {spec.name: spec for spec in mujoco_sim_parameters.PARAMETERS}
+    for setting in REALISM_SETTINGS:
+        group = setting.name.split('.')[1]
+        assert (tactile.get(setting.name) is setting) == (group != 'joints'), setting.name
+        assert (sim.get(setting.name) is setting) == (group != 'tactile'), setting.name

@@ -180,6 +180,66 @@ def test_clock_rate_publishes_clock_every_kth_tick_and_joint_states_every_tick(r
     assert [b - a for a, b in zip(state_ticks, state_ticks[1:])] == [1] * (len(states) - 1)
 
 
+def joint_states_with_truth(ros, sim, count):
+    """Return ``count`` joint_states messages while the lift moves, and the truth by stamp."""
+    truth = {}
+
+    def record(simulator):  # runs after the tick's publish, in the same tick
+        states = simulator.joint_states()
+        truth[round(states.time_s * PUBLISH_RATE_HZ)] = (states.position, states.velocity)
+
+    sim.runner.add_tick_callback(record)
+    client = ros.client()
+    states = []
+    client.create_subscription(JointState, 'joint_states', states.append, 1000)
+    commands = client.create_publisher(JointState, 'servo_commands', 10)
+
+    def enough():
+        commands.publish(JointState(name=['lift'], position=[0.03], effort=[9.0]))
+        return len(states) >= count
+
+    assert wait_for(enough, timeout_s=30.0)
+    sim.runner.remove_tick_callback(record)
+    return states, truth
+
+
+def test_the_ideal_preset_publishes_the_joint_states_as_simulated(ros):
+    sim = start_sim(ros, **{'realism.preset': 'ideal'})
+    states, truth = joint_states_with_truth(ros, sim, 40)
+    ticks = [round(conversions.time_from_msg(m.header.stamp) * PUBLISH_RATE_HZ) for m in states]
+    assert np.all(np.diff(ticks) == 1)
+    compared = [(m, truth[tick]) for m, tick in zip(states, ticks) if tick in truth]
+    assert len(compared) >= 30
+    for msg, (position, velocity) in compared:
+        assert list(msg.position) == position.tolist()
+        assert list(msg.velocity) == velocity.tolist()
+
+
+def test_a_realistic_preset_publishes_what_encoders_report(ros):
+    # typical's differentiated velocity, a coarse encoder to see it, no noise to check it
+    sim = start_sim(ros, **{'realism.preset': 'typical', 'realism.seed': 5,
+                            'realism.joints.resolution': 1e-4, 'realism.joints.backlash': 0.0,
+                            'realism.joints.velocity_noise': 0.0,
+                            'realism.joints.drop_rate': 0.3})
+    states, truth = joint_states_with_truth(ros, sim, 60)
+    ticks = np.array([round(conversions.time_from_msg(m.header.stamp) * PUBLISH_RATE_HZ)
+                      for m in states])
+    span = ticks[-1] - ticks[0] + 1
+    assert 0.1 < (span - ticks.size) / span < 0.5  # frames lost
+    position = np.array([m.position for m in states])
+    velocity = np.array([m.velocity for m in states])
+    np.testing.assert_allclose(position / 1e-4, np.round(position / 1e-4), atol=1e-6)
+    moving = 0
+    for k in range(1, len(states)):
+        if ticks[k] in truth:
+            np.testing.assert_allclose(position[k], truth[ticks[k]][0], atol=0.5e-4 + 1e-12)
+        if ticks[k] - ticks[k - 1] == 1:  # consecutive frames: the encoder's difference
+            np.testing.assert_allclose(velocity[k], (position[k] - position[k - 1])
+                                       * PUBLISH_RATE_HZ, rtol=1e-9, atol=1e-9)
+            moving += bool(velocity[k][0])
+    assert moving >= 5  # the lift moved: its speed is an encoder's, in whole steps
+
+
 def test_bad_configuration_fails_at_construction_with_the_valid_choices(ros):
     from grasp_monitor.core.errors import ConfigError
     with pytest.raises(ConfigError) as error:

@@ -237,6 +237,83 @@ def test_bad_configuration_fails_at_construction_with_the_valid_choices(ros, ove
     assert sim.runner.tick_callbacks == []
 
 
+def collect_with_truth(ros, sim, tactile, clouds_per_pad):
+    """Return each pad's clouds and, by stamp, the true taxel values the node computed."""
+    truth = {}
+
+    def record(simulator):  # runs after the tactile node's callback, in the same tick
+        reading = tactile.latest
+        if reading is not None and abs(reading.time_s - simulator.time_s) < 1e-9:
+            truth[stamp_key(conversions.time_to_msg(reading.time_s))] = [
+                np.asarray(values, np.float32) for values in reading.values]
+
+    sim.runner.add_tick_callback(record)
+    client = ros.client()
+    clouds = {pad: [] for pad in PADS}
+    for pad in PADS:
+        client.create_subscription(PointCloud2, f'tactile/{pad}', clouds[pad].append, 1000)
+    assert wait_for(lambda: all(len(c) >= clouds_per_pad for c in clouds.values()),
+                    timeout_s=30.0)
+    sim.runner.remove_tick_callback(record)
+    return clouds, truth
+
+
+def test_the_ideal_preset_publishes_every_frame_as_computed(ros):
+    sim = start_sim(ros)
+    tactile = start_tactile(ros, sim, publish_rate=100.0, markers_rate=0.0,
+                            **{'realism.preset': 'ideal', 'realism.seed': 3})
+    clouds, truth = collect_with_truth(ros, sim, tactile, 30)
+    for index, pad in enumerate(PADS):
+        stamps = [conversions.time_from_msg(m.header.stamp) for m in clouds[pad]]
+        # every tick of the 100 Hz grid, none lost
+        np.testing.assert_allclose(np.diff(stamps), 0.01, atol=1e-9)
+        compared = 0
+        for msg in clouds[pad]:
+            key = stamp_key(msg.header.stamp)
+            if key in truth:
+                _, forces, _ = conversions.tactile_cloud_from_msg(msg)
+                np.testing.assert_array_equal(forces, truth[key][index])
+                compared += 1
+        assert compared >= 20
+
+
+def test_a_realistic_preset_publishes_what_a_real_array_reports(ros):
+    sim = start_sim(ros)
+    # typical, with a third of the frames lost so the drops show in a few dozen frames
+    tactile = start_tactile(ros, sim, publish_rate=100.0, markers_rate=0.0, **{
+        'realism.preset': 'typical', 'realism.seed': 3, 'realism.tactile.drop_rate': 0.3})
+    assert tactile.realism[0].config.noise_n == 0.002  # the preset's, under the override
+    clouds, truth = collect_with_truth(ros, sim, tactile, 30)
+    readings = {}
+    for index, pad in enumerate(PADS):
+        stamps = np.array([conversions.time_from_msg(m.header.stamp) for m in clouds[pad]])
+        ticks = np.round(stamps / 0.01).astype(int)
+        # frames are lost: gaps on the grid, about drop_rate of them
+        lost = (ticks[-1] - ticks[0] + 1) - ticks.size
+        assert 0.1 < lost / (ticks[-1] - ticks[0] + 1) < 0.5
+        for msg in clouds[pad]:
+            key = stamp_key(msg.header.stamp)
+            _, forces, _ = conversions.tactile_cloud_from_msg(msg)
+            readings.setdefault(key, {})[pad] = forces
+            # the 12-bit ADC over +-0.5 N: whole steps of 2**-12 N
+            np.testing.assert_array_equal(forces * 4096, np.round(forces * 4096))
+            if key in truth:
+                # offsets, gains, drift and noise: hardly a value as the simulator computed it
+                assert np.count_nonzero(forces != truth[key][index]) > 0.9 * forces.size
+    # each pad draws its own stream: the two same layouts read differently
+    both = [pads for pads in readings.values() if len(pads) == 2]
+    assert both and all(np.any(p[PADS[0]] != p[PADS[1]]) for p in both)
+
+
+def test_a_realism_setting_outside_its_table_is_refused_at_construction(ros):
+    sim = start_sim(ros)
+    with pytest.raises(ConfigError, match="parameter 'realism.preset' of node "
+                                          "'tactile_sensor' must be a string: one of ideal, "
+                                          'typical, harsh'):
+        start_tactile(ros, sim, **{'realism.preset': 'noisy'})
+    assert sim.runner.tick_callbacks == []
+
+
 def test_mujoco_sim_executable_hosts_the_tactile_sensor_in_its_process(ros):
     client = ros.client()
     clouds = []

@@ -135,3 +135,32 @@ def test_a_run_stops_at_its_verdict_unless_asked_to_go_on():
     going_on = run_scenario('pick_lift', duration_s=8.0, continue_after_end=True)
     assert going_on.steps == 8000
     assert [e['type'] for e in going_on.events] == [e['type'] for e in stopped.events]
+
+
+def taxel_trial(block_s, **values):
+    """Run pick_lift for 2.5 s with its monitor on the taxels; return the events."""
+    import dataclasses
+    from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
+    config = ScenarioConfig.for_scenario('pick_lift').with_values(
+        {'grasp_monitor.contacts': '', 'grasp_metrics.contacts': '', **values}, 'test')
+    settings, params, setup = offline_run(config)
+    pipeline = OfflinePipeline(
+        build_scene('pick_lift', settings, **params),
+        dataclasses.replace(setup.pipeline, block_s=block_s), setup.pads, setup.monitor,
+        setup.drive, setup.metrics)
+    pipeline.run(2.5)
+    return pipeline, [(r.kind, round(r.time_s, 9)) for r in pipeline.events]
+
+
+@pytest.mark.parametrize('preset', ['ideal', 'typical'])
+def test_a_taxel_monitor_is_fed_as_the_node_whatever_the_blocks(preset):
+    # the grasp starts the force test: blocks are stepped again up to its sample, the
+    # monitor's inputs and the sensors' models with them; frames are dropped at typical
+    values = {'tactile_sensor.realism.preset': preset, 'mujoco_sim.realism.preset': preset}
+    pipeline, events = taxel_trial(0.5, **values)
+    kinds = [kind for kind, _ in events]
+    assert kinds[:3] == ['trial_start', 'contact', 'grasp'], events
+    assert pipeline.sim.force_test_active  # asked for on the grasp, as the node asks
+    assert pipeline.evaluation.feed.inputs.config.contacts is False
+    assert (pipeline.evaluation.feed.tactile is None) == (preset == 'ideal')
+    assert taxel_trial(0.05, **values)[1] == events

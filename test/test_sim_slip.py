@@ -65,3 +65,19 @@ def test_the_offline_runs_own_monitor_fires_incipient_slip_on_the_pull_alone(run
     # start; it fires where slip-eval's monitor (from the hold on) does, and not on a hold
     assert math.isnan(runs[False]['pipeline_event_s'])
     assert runs[True]['pipeline_event_s'] == runs[True]['event_s']
+
+
+def test_a_preset_runs_the_detectors_on_the_clouds_its_arrays_report(runs):
+    from grasp_monitor.app.slip_eval.trial import trial_values
+    # ideal is the default: the same trial, not one value more
+    assert trial_values(HOLD, Detector(preset='ideal')) == trial_values(HOLD, Detector())
+    ideal = runs[False]
+    typical = run_slip_trial((HOLD, Detector(preset='typical')))
+    # the same physics and ticks (a sample whose pad frame was lost comes with the next)
+    n = typical['time_s'].size
+    assert n >= ideal['time_s'].size - 2
+    np.testing.assert_array_equal(typical['time_s'], ideal['time_s'][:n])
+    np.testing.assert_array_equal(typical['slip_speed'], ideal['slip_speed'][:n])
+    # the detectors' cues from noisy, offset, quantised clouds (tared at the trial's start)
+    assert not np.allclose(typical['cues'], ideal['cues'][:n], equal_nan=True)
+    assert np.all(np.isfinite(typical['cues'][:, :3]))

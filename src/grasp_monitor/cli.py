@@ -115,7 +115,8 @@ def _cmd_slip_eval(args: argparse.Namespace) -> int:
     holds = QUICK_LONG_HOLDS if args.quick else args.long_holds
     check_args(trials, args.jobs, args.noslip_iterations, args.pull, holds=holds)
     slip_eval(args.output_dir, trials, args.seed, args.jobs, args.noslip_iterations, args.pull,
-              holds=holds, hold_s=QUICK_HOLD_S if args.quick else LONG_HOLD_S)
+              holds=holds, hold_s=QUICK_HOLD_S if args.quick else LONG_HOLD_S,
+              preset=args.preset)
     return 0
 
 
@@ -359,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument('--quiet', action='store_true', help='no progress on standard error')
     batch.set_defaults(handler=_cmd_batch)
     from grasp_monitor.app.slip_eval.family import NOSLIP_ITERATIONS
+    from grasp_monitor.core.realism import PRESET_NAMES
     slip = commands.add_parser(
         'slip-eval', help='score the incipient_slip detector against simulated ground truth',
         description='Run pick_lift trials offline, half pulled past the friction of the pads '
@@ -382,6 +384,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help='hold trials of 60 s after the grasp, for false alarms per minute '
                       'of stable grasp (default 10; --quick: 1 of 5 s)')
     slip.add_argument('--jobs', type=int, default=1, help='processes (default 1)')
+    slip.add_argument('--preset', choices=PRESET_NAMES, default='ideal',
+                      help="the detectors read the pads' clouds as the tactile arrays of this "
+                      'realism preset report them (docs/realism.md; default ideal: the '
+                      'simulated forces)')
     slip.add_argument('--output-dir', type=Path, default=Path('results/slip_eval'),
                       help='where the table, JSON and PNG go (default results/slip_eval)')
     slip.set_defaults(handler=_cmd_slip_eval)

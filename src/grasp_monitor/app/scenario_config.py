@@ -214,7 +214,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     from grasp_monitor.core.command_hold import CommandHold
     from grasp_monitor.core.grasp_script import PickLiftScript
     from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config
-    from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
+    from grasp_monitor.core.realism import realism_configs
+    from grasp_monitor.nodes.grasp_monitor_parameters import inputs_config, monitor_config
     from grasp_monitor.nodes.mujoco_sim_parameters import (
         force_test, scenario_params, scene_settings, servo_options)
     from grasp_monitor.nodes.tactile_sensor_parameters import PER_PAD
@@ -261,7 +262,12 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         force_body=sim['force_test.body'], force_start_s=sim['force_test.start_time'],
         contact_force_n=monitor['contact_force'],
         object_body=monitor['object'], contacts=bool(monitor['contacts']),
-        motor_noise=servo_options(sim)['motor_noise'])
+        motor_noise=servo_options(sim)['motor_noise'],
+        # read from taxels: the node's inputs, hearing the nodes' realistic streams
+        inputs=None if monitor['contacts'] else inputs_config(monitor),
+        tactile_rate_hz=tactile['publish_rate'],
+        tactile_realism=realism_configs(tactile)[0], joint_realism=realism_configs(sim)[1],
+        tactile_seed=tactile['realism.seed'], joint_seed=sim['realism.seed'])
     drive = None
     if 'grasp_controller' in config.given:
         c = config.node('grasp_controller')

@@ -9,14 +9,14 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.frames import FrameTree
-from grasp_monitor.core.monitor import Command, EventLog, GraspMonitor, InputsConfig, MonitorInputs
-from grasp_monitor.core.monitor.settings import input_fields
+from grasp_monitor.core.monitor import Command, EventLog, GraspMonitor, MonitorInputs
 from grasp_monitor.core.monitor.stamp_grid import stamp_counts
 from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.core.streams import StreamWatch
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
-from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config, PARAMETERS
+from grasp_monitor.nodes.grasp_monitor_parameters import (
+    inputs_config, monitor_config, PARAMETERS)
 from grasp_monitor.nodes.inputs import (
     follow_sources, log_refused_stamps, lost_counts, PAD_INPUTS, read_input, refusal_counts,
     subscribe, subscribe_pads)
@@ -97,12 +97,7 @@ class GraspMonitorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__('grasp_monitor', **kwargs)
         p = declare(self, PARAMETERS)
-        self.inputs = MonitorInputs(InputsConfig(
-            tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']),
-            p['contact_force'], p['max_sample_age'], 1.0 / p['rate'],
-            use_distances=bool(p['base_frame']), contacts=bool(p['contacts']),
-            palm=p['palm'], slip_signals='incipient_slip' in p['events'],
-            normal_axis=p['incipient_slip.normal_axis'], **input_fields(p)))
+        self.inputs = MonitorInputs(inputs_config(p))
         self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
         self.topics = {pad: f'tactile/{pad}' for pad in p['pads']} | {
             'contacts': p['contacts'], 'object': f'ground_truth/{p["object"]}',

@@ -1,10 +1,10 @@
-"""Declared parameters of the ``grasp_monitor`` node, and the monitor they make."""
+"""Declared parameters of the ``grasp_monitor`` node, and the monitor and inputs they make."""
 
 from typing import Any, Mapping
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.monitor import MonitorConfig
-from grasp_monitor.core.monitor.settings import config_fields, MONITOR_SETTINGS
+from grasp_monitor.core.monitor import InputsConfig, MonitorConfig
+from grasp_monitor.core.monitor.settings import config_fields, input_fields, MONITOR_SETTINGS
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 
@@ -54,3 +54,13 @@ def monitor_config(p: Mapping[str, Any], auto_start: bool = False) -> MonitorCon
                           f'"" (taxels), not {p["contacts"]!r}, or leave it out of events')
     return MonitorConfig(sensor_period_s=1.0 / p['rate'], robot_bodies=tuple(p['pads']),
                          auto_start=auto_start, **config_fields(p))
+
+
+def inputs_config(p: Mapping[str, Any]) -> InputsConfig:
+    """Return what the monitor of parameter values ``p`` listens to (the node, offline)."""
+    return InputsConfig(
+        tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']), p['contact_force'],
+        p['max_sample_age'], 1.0 / p['rate'], use_distances=bool(p['base_frame']),
+        contacts=bool(p['contacts']), palm=p['palm'],
+        slip_signals='incipient_slip' in p['events'],
+        normal_axis=p['incipient_slip.normal_axis'], **input_fields(p))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+import dataclasses
 import math
 import threading
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.force_test import ExternalForceTest
+from grasp_monitor.core.realism import joint_model, realism_configs
+from grasp_monitor.core.values import JointStates
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.conversions import serialized
 from grasp_monitor.nodes.diagnostics import diagnostics_timer
@@ -82,7 +85,9 @@ class MujocoSimNode(Node):
 
     Parameters: see ``mujoco_sim_parameters.PARAMETERS`` (scenario, physics.*, force_test.*,
     publish_rate, clock_rate, real_time_factor, command_timeout, lockstep, controller,
-    markers_rate, markers_scale, tactile, qos.*). ``sim_process`` hosts the
+    markers_rate, markers_scale, tactile, qos.*; realism.preset, realism.seed,
+    realism.joints.*: ``joint_states`` as encoders report them, ``core.realism``, a
+    dropped frame not published; ideal by default). ``sim_process`` hosts the
     ``tactile_sensor`` (``tactile``) and ``grasp_controller`` (``controller``) nodes on the
     same runner and executor.
     In lockstep (the default) a tick waits for its inputs: see ``sim.lockstep.Lockstep``.
@@ -123,6 +128,10 @@ class MujocoSimNode(Node):
         self.tactile = p['tactile'] and bool(scene.pads)
         tick_rate_hz = 1.0 / (self.runner.steps_per_tick * self.sim.timestep_s)
         self.clock_every = max(1, round(tick_rate_hz / p['clock_rate'])) if p['clock_rate'] else 1
+        # what real encoders report (None: ideal, the joints as they are)
+        self.encoders = joint_model(realism_configs(p)[1], len(scene.joints),
+                                    1.0 / tick_rate_hz, p['realism.seed'])
+        self.encoders_s = -math.inf  # the last frame's time: a reset starts them over
         self.refused: Counter[str] = Counter()
         self.command_stamp_s = -math.inf  # of the last servo_commands applied, s
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
@@ -177,12 +186,26 @@ class MujocoSimNode(Node):
     def _publish(self, sim: Simulator) -> None:
         if self.runner.on_grid(self.clock_every):
             self.clock_pub.publish(self.clock_bytes(sim.time_s))
-        self.joint_pub.publish(self.joint_bytes(sim.joint_states()))
+        states = self._encoded(sim.joint_states())
+        if states is not None:
+            self.joint_pub.publish(self.joint_bytes(states))
         for publisher, data in zip(self.body_pubs, self.odometry_bytes(sim.body_arrays())):
             publisher.publish(data)
         self.tf_pub.publish(self.tf_bytes(sim.frame_transforms()))
         self.latest_contacts = sim.pad_contacts()
         self.contacts_pub.publish(self.contacts_bytes(self.latest_contacts))
+
+    def _encoded(self, states: JointStates) -> JointStates | None:
+        """Return the joint states as the encoders report them (None: the frame is lost)."""
+        if self.encoders is None:
+            return states
+        if states.time_s < self.encoders_s:  # a reset: the same encoders from time 0
+            self.encoders.reset()
+        self.encoders_s = states.time_s
+        position, velocity, kept = self.encoders.apply(states.position[None],
+                                                       states.velocity[None])
+        return dataclasses.replace(states, position=position[0], velocity=velocity[0]) \
+            if kept[0] else None
 
     def _publish_markers(self) -> None:
         contacts = self.latest_contacts

@@ -3,6 +3,7 @@
 from typing import Any, Mapping
 
 from grasp_monitor.core.force_test import ExternalForceTest
+from grasp_monitor.core.realism import JOINT_REALISM_SETTINGS
 from grasp_monitor.core.servo.settings import (
     COMMAND_TIMEOUT, MOTOR_NOISE_SETTINGS, WATCHDOG_ACTION)
 from grasp_monitor.core.settings import Setting
@@ -85,7 +86,7 @@ PARAMETERS = COMMON + (
             'force, m/N.', 1e-6, 10.0, read_only=True),
     Setting('tactile', True, 'Host the tactile_sensor node (tactile/<pad>) in this process '
             'when the scene has pads.', read_only=True),
-)
+) + JOINT_REALISM_SETTINGS
 
 #: ROS parameter -> SimSettings field (0 or "" keeps the scenario default).
 SETTINGS = {'physics.timestep': 'timestep_s', 'physics.friction': 'friction',

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from grasp_monitor.core.errors import GraspMonitorError
+from grasp_monitor.core.realism import realism_configs, tactile_models
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.conversions.serialized import TactileBytes
@@ -39,7 +41,9 @@ class TactileSensorNode(Node):
 
     Parameters: see ``tactile_sensor_parameters.PARAMETERS`` (pads, bodies, and per
     pad resolution, layout, touch, response, noise_type, noise_range, noise_seed;
-    publish_rate, markers_rate, markers_full_scale, qos.*).
+    publish_rate, markers_rate, markers_full_scale, qos.*; realism.preset,
+    realism.seed, realism.tactile.*: each pad's cloud as a real array reports it,
+    ``core.realism``, a dropped frame not published; ideal by default).
     Publishes: ``tactile/<pad>`` (PointCloud2: float32 x y z fx fy fz per taxel, frame =
     the pad body, stamped with simulated time; a ``normal`` pad reports fz only; a pad
     with ``slip`` on adds vx vy vz, each taxel's slip in m/s),
@@ -59,6 +63,12 @@ class TactileSensorNode(Node):
             self.arrays = SimTactileArrays(runner.sim, pads)
         tick_rate_hz = 1.0 / (runner.steps_per_tick * runner.sim.timestep_s)
         self.every = max(1, round(tick_rate_hz / p['publish_rate']))
+        # what a real array reports (None: ideal, the forces as they are)
+        self.realism = tactile_models(
+            realism_configs(p)[0], [(s.name, pad.positions_in_pad) for s, pad in
+                                    zip(pads, self.arrays.pads)],
+            self.every / tick_rate_hz, p['realism.seed'])
+        self.realism_s = -math.inf  # the last frame's time: a reset starts the models over
         self.markers_full_scale = p['markers_full_scale']
         self.runner = runner
         self.latest = None
@@ -87,10 +97,25 @@ class TactileSensorNode(Node):
                                     throttle_duration_sec=1.0)
             return
         slip = reading.slip or (None,) * len(reading.values)
-        for publisher, cloud, pad, values, pad_slip in zip(
-                self.cloud_pubs, self.cloud_bytes, self.arrays.pads, reading.values, slip):
-            publisher.publish(cloud(pad.positions_in_pad, values, reading.time_s, pad_slip))
+        values, kept = self._realistic(reading)
+        for publisher, cloud, pad, pad_values, pad_slip, sent in zip(
+                self.cloud_pubs, self.cloud_bytes, self.arrays.pads, values, slip, kept):
+            if sent:
+                publisher.publish(cloud(pad.positions_in_pad, pad_values, reading.time_s,
+                                        pad_slip))
         self.latest = reading
+
+    def _realistic(self, reading) -> tuple[list, list]:
+        """Return each pad's values as its array reports them, and whether its frame goes."""
+        if self.realism is None:
+            return reading.values, [True] * len(reading.values)
+        if reading.time_s < self.realism_s:  # a reset: the same sensors from time 0
+            for model in self.realism:
+                model.reset()
+        self.realism_s = reading.time_s
+        frames = [model.apply(values[None]) for model, values in zip(self.realism,
+                                                                     reading.values)]
+        return [values[0] for values, _ in frames], [bool(kept[0]) for _, kept in frames]
 
     def _publish_markers(self) -> None:
         reading = self.latest

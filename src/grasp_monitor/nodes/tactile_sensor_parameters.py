@@ -2,11 +2,14 @@
 
 Per-pad settings are arrays aligned with ``pads`` (ROS parameters cannot be
 nested, and these can be declared before the pads are known): an array of
-one value sets every pad, otherwise it needs one value per pad.
+one value sets every pad, otherwise it needs one value per pad. The realism
+settings (``realism.preset``, ``realism.seed``, ``realism.tactile.*``) hold for
+every pad, each drawing its own stream from the seed.
 """
 
 from dataclasses import replace
 
+from grasp_monitor.core.realism import TACTILE_REALISM_SETTINGS
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
@@ -33,4 +36,4 @@ PARAMETERS = COMMON + (
             read_only=True),
     Setting('markers_full_scale', 1.0, 'Taxel force drawn largest and reddest, N.', 1e-6,
             1e4, read_only=True),
-)
+) + TACTILE_REALISM_SETTINGS

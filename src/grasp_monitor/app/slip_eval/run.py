@@ -48,8 +48,11 @@ QUICK_HOLD_S = 5.0
 def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
               noslip_iterations: int = NOSLIP_ITERATIONS, pull_s: float = 2.5,
               out: TextIO = sys.stdout, holds: int = LONG_HOLDS,
-              hold_s: float = LONG_HOLD_S) -> dict[str, Any]:
+              hold_s: float = LONG_HOLD_S, preset: str = 'ideal') -> dict[str, Any]:
     """Run ``trials`` trials, tune on the tuning split, score the rest; write the table and PNG.
+
+    The detectors read the pads' clouds as the tactile arrays of realism preset
+    ``preset`` report them (``core.realism``; ideal: the simulated forces).
 
     Then ``holds`` long holds of ``hold_s`` (``family.long_holds``): the false alarms
     per minute of stable grasp at the picked thresholds, over minutes rather than the
@@ -67,8 +70,8 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
     family = make_family(trials, seed, pull_s, noslip_iterations=noslip_iterations)
     held_long = long_holds(holds, seed, hold_s, noslip_iterations)
     started = _cpu_s()
-    results = _run(family, 'trial', jobs, out)
-    long_runs = _run(held_long, 'long hold', jobs, out)
+    results = _run(family, 'trial', jobs, out, preset)
+    long_runs = _run(held_long, 'long hold', jobs, out, preset)
     cpu_s = _cpu_s() - started
     tuning = [r for t, r in zip(family, results) if t.tuning]
     held = [r for t, r in zip(family, results) if not t.tuning]
@@ -95,7 +98,7 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
     summary = {
         'trials': trials, 'seed': seed, 'tuning_trials': len(tuning),
         'held_out_trials': len(held), 'noslip_iterations': noslip_iterations,
-        'pull_s': pull_s, 'cpu_s': cpu_s,
+        'pull_s': pull_s, 'cpu_s': cpu_s, 'preset': preset,
         'slip_trials_by_design': sum(t.slips for t in family),
         'diverged': sum(bool(r['diverged']) for r in results), 'detectors': rows,
         'event': event, 'long_holds': len(held_long), 'long_hold_s': hold_s,
@@ -112,12 +115,13 @@ def slip_eval(output_dir: Path, trials: int, seed: int = 0, jobs: int = 1,
             rows, long_runs, hold_s)
     (output_dir / 'slip_eval.md').write_text(table)
     print(table, file=out)
-    print(f'{trials} trials ({len(tuning)} tuning, {len(held)} held out) in {cpu_s:.0f} s of '
-          f'CPU; {output_dir / "pr_curve.png"}', file=out)
+    print(f'{trials} trials ({len(tuning)} tuning, {len(held)} held out), sensors {preset}, '
+          f'in {cpu_s:.0f} s of CPU; {output_dir / "pr_curve.png"}', file=out)
     return summary
 
 
-def _run(trials: Sequence[Any], label: str, jobs: int, out: TextIO) -> list[Any]:
+def _run(trials: Sequence[Any], label: str, jobs: int, out: TextIO,
+         preset: str = 'ideal') -> list[Any]:
     """Return each trial's ``run_slip_trial`` result, in order, counting them on ``out``."""
     from grasp_monitor.sim.process_pool import check_jobs, run_each
     results: list[Any] = [None] * len(trials)
@@ -127,8 +131,8 @@ def _run(trials: Sequence[Any], label: str, jobs: int, out: TextIO) -> list[Any]
         done = sum(r is not None for r in results)
         print(f'\r{label} {done}/{len(trials)}', end='', file=out, flush=True)
 
-    run_each(run_slip_trial, [(trial, Detector()) for trial in trials], check_jobs(jobs),
-             finish)
+    run_each(run_slip_trial, [(trial, Detector(preset=preset)) for trial in trials],
+             check_jobs(jobs), finish)
     print(file=out)
     return results
 

@@ -2,11 +2,12 @@
 
 The trial is a pick_lift configuration (``config/pick_lift.yaml`` with the trial's
 values, read as ``grasp-monitor run`` and ``batch`` read it) run by the offline
-pipeline, block by block. From each block's recorded rows and tactile arrays, at
-every monitor sample (tick) after the grasp is established: the pads' slip
-signals (``block_evaluation.cloud_slip_signals``, from the taxels alone, as a hardware
-array gives them, or with the slip channel), fed as samples to a ``GraspMonitor``
-running ``incipient_slip``, and the ground truth (``sim.slip_truth``).
+pipeline, block by block. The pipeline's monitor reads the taxels as the monitor node
+does (``taxel_feed``: each pad's clouds, through the preset's realism model, into
+``MonitorInputs``); at every one of its samples after the grasp is established, the
+pads' slip signals it computed (from the taxels alone, as a hardware array gives them,
+or with the slip channel) are fed to a ``GraspMonitor`` running ``incipient_slip``,
+beside the ground truth (``sim.slip_truth``) at that sample's step.
 """
 
 from __future__ import annotations
@@ -33,10 +34,13 @@ class Detector:
         values: ``incipient_slip.*`` parameters; ``incipient_slip.friction`` is the
             trial's own unless given.
         slip_channel: the pads' slip channel reaches the detector (else forces only).
+        preset: the tactile arrays' realism preset (``tactile_sensor.realism.preset``;
+            each trial draws its sensors from its own seed).
     """
 
     values: tuple[tuple[str, Any], ...] = ()
     slip_channel: bool = False
+    preset: str = 'ideal'
 
 
 def trial_values(trial: SlipTrial, detector: Detector) -> dict[str, Any]:
@@ -54,6 +58,9 @@ def trial_values(trial: SlipTrial, detector: Detector) -> dict[str, Any]:
     if trial.noslip_iterations:
         values['noslip_iterations'] = trial.noslip_iterations
     values.update({f'grasp_monitor.{name}': value for name, value in detector.values})
+    if detector.preset != 'ideal':
+        values.update({'tactile_sensor.realism.preset': detector.preset,
+                       'tactile_sensor.realism.seed': trial.seed})
     return values
 
 
@@ -74,7 +81,6 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
     from grasp_monitor.app.batch.names import split
     from grasp_monitor.app.scenario_config import offline_run, ScenarioConfig
     from grasp_monitor.sim.offline import OfflinePipeline
-    from grasp_monitor.sim.offline.block_evaluation import as_cloud, cloud_slip_signals
     from grasp_monitor.sim.scenes import build_scene
     from grasp_monitor.sim.slip_truth import contact_slip_speed, drift_m, object_in_pad
     trial, detector = item
@@ -98,42 +104,45 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
                        monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s,
                        monitor_config.slip_cop_window_s)
     layout = pipeline.evaluation.layout
-    positions = [as_cloud(pad.positions_in_pad) for pad in pipeline.arrays.pads]
-    axis = monitor_config.slip_normal_axis
     per_sample = pipeline.steps_per_monitor_sample
-    ticks: dict[str, list[np.ndarray]] = {'time_s': [], 'cues': [], 'slip_speed': [],
-                                          'object_in_pad': []}
-    event_s = np.nan
-    period_s = 1.0 / RATE_HZ
+    # the truth at every sample's step, by sample index k (stamp k / RATE_HZ)
+    truth: dict[str, list[np.ndarray]] = {'k': [], 'slip_speed': [], 'object_in_pad': []}
+    samples: list[GraspSample] = []
     total = round(trial.duration_s / pipeline.sim.timestep_s)
     while pipeline.steps < total and not pipeline.sim.diverged:
         first = pipeline.steps
         count = min(pipeline.block_steps, total - first)
+        pipeline.evaluation.feed.kept = []  # the samples the pipeline's monitor takes
         pipeline.step_block(count)
+        samples += [s for s in pipeline.evaluation.feed.kept if s.time_s >= HOLD_S - 1e-9]
         record = pipeline.stepper.record[:count]
         rows = np.flatnonzero((first + np.arange(1, count + 1)) % per_sample == 0)
         stamps = pipeline.block_time_s[rows]
         rows, stamps = rows[stamps >= HOLD_S - 1e-9], stamps[stamps >= HOLD_S - 1e-9]
-        if not rows.size:
-            continue
-        signals = cloud_slip_signals(pipeline.arrays.pads, positions, pipeline.values, rows,
-                                     axis)
-        # (T, pads, 5); the monitor sees the slip channel only where the detector has it
+        truth['k'].append(np.rint(stamps * RATE_HZ).astype(np.int64))
+        truth['slip_speed'].append(contact_slip_speed(layout, record)[rows])
+        truth['object_in_pad'].append(object_in_pad(layout, record, 'object')[rows])
+    at = {int(k): i for i, k in enumerate(np.concatenate(truth['k']).tolist())}
+    # a sample still owed at the end (its pad frame came late) has no tick to score
+    samples = [s for s in samples if round(s.time_s * RATE_HZ) in at]
+    index = np.array([at[round(s.time_s * RATE_HZ)] for s in samples], np.int64)
+    event_s = np.nan
+    period_s = 1.0 / RATE_HZ
+    cues = []
+    for sample in samples:
+        signals = np.asarray(sample.pad_signals)
+        # (pads, 5); the monitor sees the slip channel only where the detector has it
         seen = signals.copy()
         if not detector.slip_channel:
-            seen[:, :, 4] = np.nan
-        for stamp, tick, sample in zip(stamps.tolist(), signals, seen):
-            update = monitor.update(GraspSample(
-                stamp, sample[:, 0] >= monitor_config.slip_min_force_n, pad_signals=sample))
-            if any(r.kind == 'incipient_slip' for r in update.records):
-                event_s = stamp
-            ticks['cues'].append(scorer.update(tick, period_s).max(axis=0))
-        ticks['time_s'].append(stamps)
-        ticks['slip_speed'].append(contact_slip_speed(layout, record)[rows])
-        ticks['object_in_pad'].append(object_in_pad(layout, record, 'object')[rows])
-    position = np.concatenate(ticks['object_in_pad'])
-    return {'time_s': np.concatenate(ticks['time_s']), 'cues': np.array(ticks['cues']),
-            'slip_speed': np.concatenate(ticks['slip_speed']),
+            seen[:, 4] = np.nan
+        update = monitor.update(GraspSample(
+            sample.time_s, seen[:, 0] >= monitor_config.slip_min_force_n, pad_signals=seen))
+        if any(r.kind == 'incipient_slip' for r in update.records):
+            event_s = sample.time_s
+        cues.append(scorer.update(signals, period_s).max(axis=0))
+    position = np.concatenate(truth['object_in_pad'])[index]
+    return {'time_s': np.array([s.time_s for s in samples]), 'cues': np.array(cues),
+            'slip_speed': np.concatenate(truth['slip_speed'])[index],
             'drift_m': drift_m(position, 0), 'event_s': event_s, 'friction': trial.friction,
             'diverged': pipeline.sim.diverged,
             'pipeline_event_s': next((r.time_s for r in pipeline.evaluation.events

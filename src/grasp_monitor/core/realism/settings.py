@@ -1,7 +1,9 @@
 """The realism model's settings: a preset, a seed, and an override per field.
 
 An override left at -1 (for ``differentiate``, at ``preset``) takes the
-preset's value; ``realism_configs`` resolves them into the two configurations.
+preset's value; ``realism_configs`` resolves them into the two configurations,
+``tactile_models`` and ``joint_model`` make the models the nodes and the
+offline run feed (each pad and the joints on their own stream of the seed).
 """
 
 from __future__ import annotations
@@ -9,15 +11,16 @@ from __future__ import annotations
 from dataclasses import fields, replace
 import difflib
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.realism.checks import MAX_SEED
-from grasp_monitor.core.realism.joints import JointRealismConfig
+from grasp_monitor.core.realism.joints import JointRealism, JointRealismConfig
 from grasp_monitor.core.realism.presets import PRESET_NAMES, PRESETS
-from grasp_monitor.core.realism.tactile import TactileRealismConfig
+from grasp_monitor.core.realism.tactile import TactileRealism, TactileRealismConfig
 from grasp_monitor.core.settings import Setting
 import numpy as np
+import numpy.typing as npt
 
 PREFIX = 'realism.'
 #: The value of an override that keeps the preset's (a number's; a bool's is ``preset``).
@@ -53,23 +56,31 @@ _JOINTS = {
 def _override(group: str, name: str, text: str, high: float | None) -> Setting:
     full = f'{PREFIX}{group}.{name}'
     if high is None:
-        return Setting(full, 'preset', f"{text} 'preset': the preset's.", choices=BOOL_CHOICES)
+        return Setting(full, 'preset', f"{text} 'preset': the preset's.", choices=BOOL_CHOICES,
+                       read_only=True)
     if name == 'bits':
-        return Setting(full, FROM_PRESET, f"{text} -1: the preset's.", FROM_PRESET, int(high))
+        return Setting(full, FROM_PRESET, f"{text} -1: the preset's.", FROM_PRESET, int(high),
+                       read_only=True)
     return Setting(full, float(FROM_PRESET), f"{text} -1: the preset's.", float(FROM_PRESET),
-                   high)
+                   high, read_only=True)
 
 
 #: Every realism setting: the preset, the seed, then one override per field.
 REALISM_SETTINGS: tuple[Setting, ...] = (
     Setting(f'{PREFIX}preset', 'ideal', 'Sensor imperfections (docs/realism.md): ideal is '
-            'exact.', choices=PRESET_NAMES),
+            'exact.', choices=PRESET_NAMES, read_only=True),
     Setting(f'{PREFIX}seed', 0, 'Seed of the realism draws; each pad and the joints get '
-            'their own from it (stream_seed).', 0, MAX_SEED),
+            'their own from it (stream_seed).', 0, MAX_SEED, read_only=True),
 ) + tuple(_override('tactile', name, *spec) for name, spec in _TACTILE.items()) \
   + tuple(_override('joints', name, *spec) for name, spec in _JOINTS.items())
 #: Each realism setting by name.
 BY_NAME = {setting.name: setting for setting in REALISM_SETTINGS}
+#: What a tactile array's node declares: the preset, the seed and the ``tactile`` overrides.
+TACTILE_REALISM_SETTINGS = tuple(s for s in REALISM_SETTINGS
+                                 if not s.name.startswith(f'{PREFIX}joints.'))
+#: What a joint states' node declares: the preset, the seed and the ``joints`` overrides.
+JOINT_REALISM_SETTINGS = tuple(s for s in REALISM_SETTINGS
+                               if not s.name.startswith(f'{PREFIX}tactile.'))
 
 
 def _resolve(config: Any, group: str, values: Mapping[str, Any]) -> Any:
@@ -116,3 +127,28 @@ def stream_seed(seed: int, stream: str) -> int:
     key = [int(byte) for byte in stream.encode()]
     state = np.random.SeedSequence([seed, len(key), *key]).generate_state(1, np.uint64)
     return int(state[0] >> np.uint64(1))
+
+
+def tactile_models(config: TactileRealismConfig,
+                   pads: Sequence[tuple[str, npt.ArrayLike]], sample_period_s: float,
+                   seed: int) -> list[TactileRealism] | None:
+    """Return a model per pad, each on its own stream of ``seed``; None when ideal.
+
+    Args:
+        config: the arrays' imperfections.
+        pads: per pad, its name (its stream) and its (N, 3) taxel positions, m.
+        sample_period_s: time between two frames of a pad, s.
+        seed: the ``realism.seed`` setting.
+    """
+    if config.is_ideal:  # exact: nothing to run, the readings go out as they are
+        return None
+    return [TactileRealism(config, positions, sample_period_s, stream_seed(seed, name))
+            for name, positions in pads]
+
+
+def joint_model(config: JointRealismConfig, joints: int, sample_period_s: float,
+                seed: int) -> JointRealism | None:
+    """Return the encoders' model of ``joints`` joints (stream ``joints``); None when ideal."""
+    if config.is_ideal:
+        return None
+    return JointRealism(config, joints, sample_period_s, stream_seed(seed, 'joints'))

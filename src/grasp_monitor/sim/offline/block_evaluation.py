@@ -3,15 +3,16 @@
 Every block: the tactile arrays of every step of the block
 (``PadGroup.compute_block``, all pads in one call; equal to
 ``SimTactileArrays.compute`` after each step), ``EnergyTracker.update_block``
-over its steps, and one ``GraspMonitor`` sample per control tick built from the
+over its steps, and one ``GraspMonitor`` sample per monitor period built from the
 pads' contacts with the object (a pad touches when one of them reaches
-``contact_force_n``, as the monitor node reads ``contacts``) or, without
-``contacts``, from the tactile arrays (when the norm of its summed taxel forces
-reaches it, as the monitor node reads tactile clouds), the object's speed and
+``contact_force_n``, as the monitor node reads ``contacts``), the object's speed and
 the pads' distances from the base, and, for ``incipient_slip``, each pad's slip
 signals from its taxels as a tactile cloud carries them (float32, the slip channel
-where the pad has one), as the monitor node computes them from the clouds; the
-metrics' samples likewise from the contacts with the object or from the taxels.
+where the pad has one). Without ``contacts`` the monitor is fed as the node is
+(``taxel_feed``): each pad's clouds through the tactile realism model, the joint
+states through the encoders', the object's speed and the pads' distances, tick by
+tick into ``MonitorInputs`` (tare, noise floor, contact hysteresis). The metrics'
+samples come from the contacts with the object or from the (true) taxels.
 Samples are stamped with the time after their step, as the ROS graph stamps them;
 the energy metric keeps the benchmark's stamps (the state's own time).
 """
@@ -19,7 +20,7 @@ the energy metric keeps the benchmark's stamps (the state's own time).
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from grasp_monitor.core.energy import EnergySample, EnergyTracker
 from grasp_monitor.core.errors import ConfigError
@@ -32,6 +33,7 @@ from grasp_monitor.core.tactile import PadGroup
 from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.offline.sensor_layout import SensorLayout
+from grasp_monitor.sim.offline.taxel_feed import TaxelFeed
 from grasp_monitor.sim.offline.values import PipelineConfig
 from grasp_monitor.sim.sensors import SimTactileArrays
 import numpy as np
@@ -51,6 +53,9 @@ class BlockEvaluation:
         monitor: the grasp monitor.
         steps_per_monitor_sample: physics steps between two monitor samples.
         metrics: the grasp criteria's configuration (None: none).
+        feed: without ``contacts``, the monitor's inputs fed tick by tick, with
+            ``steps_per_tick`` physics steps a tick (None: with ``contacts``).
+        steps_per_tick: physics steps per simulator tick.
 
     Attributes:
         tactile: the pads as one group, computed together every block.
@@ -68,8 +73,11 @@ class BlockEvaluation:
 
     def __init__(self, config: PipelineConfig, sim: Simulator, arrays: SimTactileArrays,
                  layout: SensorLayout, tracker: EnergyTracker, monitor: GraspMonitor,
-                 steps_per_monitor_sample: int, metrics: MetricsConfig | None = None) -> None:
+                 steps_per_monitor_sample: int, metrics: MetricsConfig | None = None,
+                 feed: TaxelFeed | None = None, steps_per_tick: int = 1) -> None:
         self.config = config
+        self.feed = feed
+        self.steps_per_tick = steps_per_tick
         self.sim = sim
         self.arrays = arrays
         self.tactile = PadGroup(arrays.pads)
@@ -79,6 +87,9 @@ class BlockEvaluation:
         self.steps_per_monitor_sample = steps_per_monitor_sample
         specs = arrays.specs
         self.metrics = TrialMetrics(metrics) if metrics is not None else None
+        if (feed is None) != config.contacts:
+            raise ConfigError('a monitor that reads taxels (contacts off) is fed their clouds '
+                              'tick by tick: give it a feed, and only it')
         if not config.contacts and any(pad.to_geom is not None for pad in arrays.pads):
             raise ConfigError('the monitor and metrics read taxel forces in the pad frame '
                               '(contacts ""): force_frame must be pad')
@@ -109,18 +120,18 @@ class BlockEvaluation:
     def state(self) -> tuple:
         """Return what an evaluation that stops at a command changes, for ``restore``.
 
-        Besides ``events`` (which only grow): the monitor, the energy metric and the
-        per-block tallies. The metrics, the report and the qualities are not in it: they
-        change only once the monitor has gone through the whole block without such a
-        command (``evaluate``), and they grow with the trial, so copying them at every
-        block cost more than the physics.
+        Besides ``events`` (which only grow): the monitor, its inputs (``feed``), the
+        energy metric and the per-block tallies. The metrics, the report and the
+        qualities are not in it: they change only once the monitor has gone through the
+        whole block without such a command (``evaluate``), and they grow with the trial,
+        so copying them at every block cost more than the physics.
         """
-        return (self.monitor, self.tracker, self._grasped, self.peak_contact_force_n,
-                self.contact_overflows)
+        return (self.monitor, self.feed, self.tracker, self._grasped,
+                self.peak_contact_force_n, self.contact_overflows)
 
     def restore(self, state: tuple, events: int) -> None:
         """Go back to a (copied) ``state`` and the first ``events`` events."""
-        (self.monitor, self.tracker, self._grasped, self.peak_contact_force_n,
+        (self.monitor, self.feed, self.tracker, self._grasped, self.peak_contact_force_n,
          self.contact_overflows) = state
         del self.events[events:]
 
@@ -161,33 +172,55 @@ class BlockEvaluation:
         events_before = len(self.events)
         layout = self.layout
         self.tracker.update_block(state_time_s, *layout.frame_arrays(record))
-        # One monitor sample every steps_per_monitor_sample steps of the run.
-        ticks = np.flatnonzero(
-            (first_step + np.arange(1, record.shape[0] + 1)) % self.steps_per_monitor_sample == 0)
         every = _norms([pad.value_sum for pad in self.arrays.pads])
         np.maximum(self.peak_contact_force_n, every.max(axis=0), out=self.peak_contact_force_n)
-        at_ticks = record[ticks]
-        totals = layout.strongest_object_contacts(at_ticks) if self.config.contacts \
-            else every[ticks]
-        speed = layout.object_speed(at_ticks)
-        distance = layout.pad_distances(at_ticks)
-        stamps = state_time_s[ticks] + self.sim.timestep_s
+        if self.feed is not None:
+            # (row of the tick that completed it, sample), as the node's inputs give them
+            samples = self._fed_samples(record, state_time_s, first_step)
+        else:
+            # One monitor sample every steps_per_monitor_sample steps of the run.
+            ticks = np.flatnonzero((first_step + np.arange(1, record.shape[0] + 1))
+                                   % self.steps_per_monitor_sample == 0)
+            at_ticks = record[ticks]
+            samples = zip(ticks.tolist(), GraspSample.trusted_series(
+                state_time_s[ticks] + self.sim.timestep_s,
+                layout.strongest_object_contacts(at_ticks) >= self.config.contact_force_n,
+                layout.object_speed(at_ticks), layout.pad_distances(at_ticks),
+                self.monitor.config.palm_index, self._slip_signals(ticks)))
         update, carry_on = self.monitor.update, Command.CONTINUE
-        for index, sample in enumerate(GraspSample.trusted_series(
-                stamps, totals >= self.config.contact_force_n, speed, distance,
-                self.monitor.config.palm_index, self._slip_signals(ticks))):
+        for row, sample in samples:
             result = update(sample)
             if result.records:
                 self.events.extend(result.records)
             # the usual CONTINUE: no call to ask whether it acts
             if result.command is not carry_on and self._acts(result.command):
-                command_step = first_step + int(ticks[index]) + 1
-                if stop_at_command and ticks[index] < record.shape[0] - 1:
+                command_step = first_step + row + 1
+                if stop_at_command and row < record.shape[0] - 1:
                     return command_step
                 self._react(result.command)
         if self.metrics is not None:
             self._measure(record, state_time_s, first_step, self.events[events_before:])
         return command_step
+
+    def _fed_samples(self, record: np.ndarray, state_time_s: np.ndarray,
+                     first_step: int) -> Iterator[tuple[int, GraspSample]]:
+        """Feed the block's simulator ticks to the monitor's inputs; yield (row, sample)."""
+        feed, layout = self.feed, self.layout
+        assert feed is not None
+        rows = np.flatnonzero((first_step + np.arange(1, record.shape[0] + 1))
+                              % self.steps_per_tick == 0)
+        at_rows = record[rows]
+        config = feed.inputs.config
+        slip = [None if pad.slip is None else pad.slip[rows] for pad in self.arrays.pads]
+        # joint_states carries the scene's joints: the first recorded
+        positions, velocities = (joints[:, :len(feed.joints)]
+                                 for joints in layout.joint_states(at_rows))
+        for tick, sample in feed.feed(
+                state_time_s[rows] + self.sim.timestep_s, [block[rows] for block in self.values],
+                slip, at_rows[:, layout.speed_columns] if config.use_object else None,
+                layout.pad_distances(at_rows) if config.use_distances else None,
+                positions, velocities):
+            yield int(rows[tick]), sample
 
     def _slip_signals(self, ticks: np.ndarray) -> np.ndarray | None:
         """Return (T, pads, 5) the pads' slip signals at ``ticks`` (None: not needed)."""

@@ -15,11 +15,12 @@ from typing import Any, Sequence
 from grasp_monitor.core.energy import compile_block_scoring, EnergyTracker, EnergyTrackerConfig
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.metrics import MetricsConfig
-from grasp_monitor.core.monitor import EventRecord, GraspMonitor, MonitorConfig
+from grasp_monitor.core.monitor import EventRecord, GraspMonitor, InputsConfig, MonitorConfig
 from grasp_monitor.sim.backend import Simulator
 from grasp_monitor.sim.offline.block_evaluation import BlockEvaluation
 from grasp_monitor.sim.offline.block_stepper import BlockStepper
 from grasp_monitor.sim.offline.sensor_layout import SensorLayout, with_pipeline_sensors
+from grasp_monitor.sim.offline.taxel_feed import TaxelFeed
 from grasp_monitor.sim.offline.values import PipelineConfig, PipelineResult
 from grasp_monitor.sim.scene import Drive, Scene
 from grasp_monitor.sim.sensors import pad_specs, PadSpec, SimTactileArrays
@@ -100,9 +101,12 @@ class OfflinePipeline:
         # Only a pad that moves contact points onto its surface needs their distances.
         distances = any(spec.settings['contact_point'] == 'surface' for spec in specs)
         velocities = any(spec.settings['slip'] for spec in specs)
+        # read from taxels, the monitor hears joint_states: the scene's joints, first
+        joints = self.config.joints if self.config.contacts else tuple(scene.joints) + tuple(
+            joint for joint in self.config.joints if joint not in scene.joints)
         scene = with_pipeline_sensors(scene, bodies, self.config.contact_slots, truth,
                                       truth[0] if self.config.contacts else '', distances,
-                                      velocities, self.config.joints)
+                                      velocities, joints)
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive,
                              motor_noise=self.config.motor_noise)
         self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
@@ -133,13 +137,32 @@ class OfflinePipeline:
         grasp_monitor = GraspMonitor(monitor if monitor is not None else MonitorConfig(
             sensor_period_s=sample_s, robot_bodies=tuple(spec.name for spec in specs)))
         layout = SensorLayout(model, scene, bodies, self.config.contact_slots, truth,
-                              self.config.contacts, distances, velocities, self.config.joints)
+                              self.config.contacts, distances, velocities, joints)
         self.evaluation = BlockEvaluation(
             self.config, self.sim, arrays, layout, tracker, grasp_monitor,
-            self.steps_per_monitor_sample, metrics)
+            self.steps_per_monitor_sample, metrics,
+            None if self.config.contacts else self._taxel_feed(specs, sample_s, grasp_monitor),
+            self.steps_per_tick)
         self.tactile = self.evaluation.tactile
         self.stepper = BlockStepper(self.sim, self.evaluation, self.steps_per_tick,
                                     self.block_steps)
+
+    def _taxel_feed(self, specs: Sequence[PadSpec], sample_s: float,
+                    monitor: GraspMonitor) -> TaxelFeed:
+        """Return the monitor's inputs as the node hears them: clouds, joints, truth, /tf."""
+        config = self.config
+        inputs = config.inputs if config.inputs is not None else InputsConfig(
+            tuple(spec.name for spec in specs), contact_force_n=config.contact_force_n,
+            period_s=sample_s, use_distances=True, palm=monitor.config.palm,
+            slip_signals='incipient_slip' in monitor.config.events,
+            normal_axis=monitor.config.slip_normal_axis)
+        tick_s = self.steps_per_tick * self.sim.timestep_s
+        rate_hz = config.tactile_rate_hz or 1.0 / sample_s
+        return TaxelFeed(inputs, [(spec.name, pad.positions_in_pad) for spec, pad in
+                                  zip(specs, self.arrays.pads)],
+                         self.sim.scene.joints, tick_s, max(1, round(1.0 / (tick_s * rate_hz))),
+                         config.tactile_realism, config.joint_realism, config.tactile_seed,
+                         config.joint_seed)
 
     def run(self, duration_s: float, real_time_factor: float = 0.0,
             stop_at_end: bool = False) -> PipelineResult:

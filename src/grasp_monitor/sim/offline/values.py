@@ -7,8 +7,9 @@ import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.monitor import EventRecord
+from grasp_monitor.core.monitor import EventRecord, InputsConfig
 from grasp_monitor.core.noise import NoiseConfig
+from grasp_monitor.core.realism import JointRealismConfig, TactileRealismConfig
 
 #: A pad touches when the norm of its summed taxel forces reaches this, N (the monitor's).
 CONTACT_FORCE_N = 1e-3
@@ -47,6 +48,18 @@ class PipelineConfig:
             node's ``motor_noise_*``.
         joints: joints whose positions and velocities are recorded too
             (``SensorLayout.joint_states``), as ``joint_states`` carries them.
+        inputs: without ``contacts``, what the monitor listens to, as the monitor
+            node's parameters make it (``MonitorInputs`` then takes the pads' clouds,
+            the object's speed, ``joint_states`` and the pads' distances tick by tick,
+            as the node takes the messages); None: the node's defaults for the pads.
+        tactile_rate_hz: without ``contacts``, the tactile clouds' rate, Hz (the
+            tactile node's ``publish_rate``; 0: the monitor's sample rate).
+        tactile_realism: without ``contacts``, what the tactile arrays report
+            (``realism.tactile.*``; ideal: the forces as they are).
+        joint_realism: without ``contacts``, what the encoders report in
+            ``joint_states`` (``realism.joints.*``).
+        tactile_seed: the tactile node's ``realism.seed`` (each pad draws its own stream).
+        joint_seed: the simulator node's ``realism.seed`` (the joints' stream).
     """
 
     control_rate_hz: float = 100.0
@@ -62,6 +75,12 @@ class PipelineConfig:
     contacts: bool = True
     motor_noise: NoiseConfig = NoiseConfig()
     joints: tuple[str, ...] = ()
+    inputs: InputsConfig | None = None
+    tactile_rate_hz: float = 0.0
+    tactile_realism: TactileRealismConfig = TactileRealismConfig()
+    joint_realism: JointRealismConfig = JointRealismConfig()
+    tactile_seed: int = 0
+    joint_seed: int = 0
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.control_rate_hz) and 0 < self.control_rate_hz <= 10000):
@@ -80,6 +99,12 @@ class PipelineConfig:
         if not (math.isfinite(self.contact_force_n) and self.contact_force_n > 0):
             raise ConfigError(
                 f'contact_force_n must be finite and > 0, got {self.contact_force_n}')
+        if not (math.isfinite(self.tactile_rate_hz) and self.tactile_rate_hz >= 0):
+            raise ConfigError(f'tactile_rate_hz must be finite and >= 0, got '
+                              f'{self.tactile_rate_hz}')
+        if self.inputs is not None and self.inputs.contacts != self.contacts:
+            raise ConfigError(f'inputs.contacts {self.inputs.contacts} must be contacts '
+                              f'{self.contacts}')
 
 
 @dataclass(frozen=True)
