@@ -4,24 +4,34 @@
 monitor, ``grasp_monitor/events`` (DiagnosticStatus records) the metrics. Each message is
 valid or carries one defect of a known kind; a valid marker closes each batch, and once
 each node has read it the refusals it counted must be exactly the defects it was sent.
+Valid readings with hostile stamps (0, far back, far ahead, a little out of order) are
+slipped into a held trial's own streams: its events and criteria stay those of the
+undisturbed trial, and every stray stamp is counted (``refused_stamps``).
 """
 
 from collections import Counter
 import math
+import time
 
 from conftest import (
-    fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values,
-    wait_for)
+    fuzz_settings, NAMESPACE, Observer, publish_until, ScriptedHand, start_monitor_and_metrics,
+    status_values, wait_for)
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from grasp_monitor.core.monitor import Command, EventRecord, RECORD_KINDS
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
+from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 from grasp_monitor.nodes.qos import EVENTS_QOS
 from hypothesis import example, given, strategies as st
 from nav_msgs.msg import Odometry
+import pytest
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
 
 DEPTH = 1000
 FUZZ = fuzz_settings(max_examples=30)
+TRIALS = fuzz_settings(max_examples=5)  # a held trial each: a few seconds apiece
 finite = st.floats(-1e3, 1e3)
 bad_value = st.sampled_from([math.nan, math.inf, -math.inf])
 #: A valid reading stamped 2 ms: a marker stamped before it would only be a late reading.
@@ -175,3 +185,120 @@ def test_fuzzed_inputs_are_refused_by_kind_by_the_monitor_and_the_metrics(ros, t
 
         assert observer.status(f'{NAMESPACE}/{name}{suffix}', counted), (name, counts)
         assert observer.logged(name, 'dropped ')
+
+
+#: A hostile stamp: (kind, offset from the stream's time, s); 0 is stamped 0 itself.
+hostile_stamps = st.one_of(
+    st.tuples(st.just('zero'), st.just(0.0)),
+    st.tuples(st.just('past'), st.floats(-100.0, -0.2)),
+    st.tuples(st.just('far_future'), st.floats(1.0, 1e6)),
+    # later than a sample, less than time_back_s: a late reading, placed by its stamp
+    st.tuples(st.just('out_of_order'), st.floats(-0.04, -0.015)))
+
+
+@st.composite
+def hostile_readings(draw):
+    """Return (topic, hostile stamp, values): a valid reading of the hand's streams.
+
+    A stray stamp carries any values (were it taken, the trial would change); a reading
+    only out of order carries the hand's own, being one it could have sent late.
+    """
+    topic = draw(st.sampled_from(['ground_truth/object', 'joint_states']))
+    kind, offset_s = draw(hostile_stamps)
+    values = draw(st.lists(finite, min_size=3, max_size=3))
+    return topic, (kind, offset_s), [0.0] * 3 if kind == 'out_of_order' else values
+
+
+def hostile_msg(topic, stamp_s, values):
+    """Return a valid reading of ``topic`` stamped ``stamp_s`` carrying ``values``."""
+    if topic == 'joint_states':
+        msg = JointState(name=['finger_left', 'finger_right'], position=values[:2],
+                         velocity=values[1:], effort=[0.0, 0.0])
+    else:
+        msg = Odometry(child_frame_id='object')
+        msg.pose.pose.position.x, msg.pose.pose.position.y, msg.pose.pose.position.z = values
+        msg.twist.twist.linear.x = values[0]
+        msg.pose.pose.orientation.w = 1.0
+    msg.header.stamp = conversions.time_to_msg(stamp_s)
+    return msg
+
+
+def test_valid_readings_with_hostile_stamps_change_no_event_and_no_criterion(ros, tmp_path):
+    # a generous sample age (a loaded machine pauses the monitor) and no force test to end
+    # the trial: it ends when stopped
+    monitor = ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=[
+        Parameter(k, value=v) for k, v in {
+            'simulator': '', 'event_log': str(tmp_path / 'events.jsonl'),
+            'max_sample_age': 0.5, 'force_test_time': 60.0}.items()]))
+    metrics = ros.add(GraspMetricsNode(context=ros.context))
+    observer = Observer(ros)
+    client = ros.client()
+    hand = ScriptedHand(client)
+    hand.pad_force_n.update(finger_left=1.0, finger_right=1.0)  # held: contact, then grasp
+    events = []
+    client.create_subscription(DiagnosticStatus, 'grasp_monitor/events', events.append,
+                               EVENTS_QOS)
+    start = client.create_client(Trigger, 'grasp_monitor/start')
+    stop = client.create_client(Trigger, 'grasp_monitor/stop')
+    publishers = {'ground_truth/object': hand.bodies['object'], 'joint_states': hand.joints}
+    grids = {'grasp_monitor': monitor.inputs.grid, 'grasp_metrics': metrics.feed.grid}
+    readers = {'ground_truth/object': ('grasp_monitor', 'grasp_metrics'),
+               'joint_states': ('grasp_monitor',)}
+    time.sleep(0.5)  # the hand's readings are in
+
+    def trial(readings):
+        """Run one held trial with ``readings`` slipped in after the grasp; return its record."""
+        first = len(events)
+        assert ros.call(start, Trigger.Request()).success
+        assert wait_for(lambda: 'grasp' in [e.name for e in events[first:]], 10.0)
+        for topic, (kind, offset_s), values in readings:
+            now_s = client.get_clock().now().nanoseconds * 1e-9
+            publishers[topic].publish(hostile_msg(
+                topic, 0.0 if kind == 'zero' else now_s + offset_s, values))
+            time.sleep(0.05)  # the hand's next readings go on from where it was
+        time.sleep(0.3)
+        assert ros.call(stop, Trigger.Request()).success
+        assert wait_for(lambda: 'trial_end' in [e.name for e in events[first:]], 10.0)
+        mine = [e for e in events[first:] if e.name not in ('sensor_stale', 'sensor_fresh')]
+        trial_id = status_values(mine[0])['trial']
+        status = observer.status(': criteria',
+                                 lambda s: status_values(s).get('trial') == trial_id)
+        assert status is not None, trial_id
+        criteria = status_values(status)
+        for key in ('trial', 'samples', 'first_sample_s', 'last_sample_s'):  # its own times
+            del criteria[key]
+        # the hand runs on the wall clock: the grasp comes a sample sooner or later
+        criteria['total'] = float(criteria['total']) - float(criteria.pop('grasp_time'))
+        criteria = {key: pytest.approx(float(value), rel=1e-9) if key not in (
+            'basis', 'end_reason') else value for key, value in criteria.items()}
+        return [(e.name, status_values(e).get('reason')) for e in mine], criteria
+
+    undisturbed = trial([])
+    assert [kind for kind, _ in undisturbed[0]] == ['trial_start', 'contact', 'grasp',
+                                                    'trial_end'], undisturbed
+    assert undisturbed[1]['end_reason'] == 'stop service'
+
+    @TRIALS
+    @example(readings=[('ground_truth/object', ('zero', 0.0), [0.5, 0.5, 0.5]),
+                       ('ground_truth/object', ('past', -1.0), [0.5, 0.5, 0.5]),
+                       ('joint_states', ('far_future', 1e6), [1.0, 1.0, 1.0]),
+                       ('joint_states', ('out_of_order', -0.02), [0.0] * 3)])
+    @given(readings=st.lists(hostile_readings(), min_size=1, max_size=6))
+    def disturbed(readings):
+        before = {name: (grid.stamps.refused, grid.ignored, grid.timelines)
+                  for name, grid in grids.items()}
+        assert trial(readings) == undisturbed
+        strays = Counter(name for topic, (kind, _), _ in readings if kind != 'out_of_order'
+                         for name in readers[topic])
+        for name, grid in grids.items():
+            refused, ignored, timelines = before[name]
+            assert (grid.stamps.refused, grid.ignored, grid.timelines) == (
+                refused + strays[name], ignored, timelines), (name, readings)
+
+    disturbed()
+    for name, suffix in (('grasp_monitor', ': monitor'), ('grasp_metrics', ': energy')):
+        refused = str(grids[name].stamps.refused)
+        assert int(refused) > 0
+        assert observer.status(f'{NAMESPACE}/{name}{suffix}', lambda s: status_values(
+            s).get('refused_stamps') == refused), (name, refused)
+        assert observer.logged(name, 'off its stream')

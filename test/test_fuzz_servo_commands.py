@@ -8,6 +8,10 @@ handled: the refusals counted must
 be exactly the defects sent, and the valid ones must have passed. At the end the counts
 are in ``/diagnostics`` by kind, a refusal is on ``/rosout`` with its reason, joint states
 kept coming, and a valid command still moves the lift.
+
+Valid commands with hostile stamps (0, the simulator's time, far back, far ahead) are
+drawn too: the simulator refuses one stamped before the last it applied (``old_stamp``),
+and such a refused one leaves the command in force; the rest apply as any other.
 """
 
 from collections import Counter
@@ -16,6 +20,7 @@ import math
 from conftest import fuzz_settings, NAMESPACE, Observer, publish_until, status_values, wait_for
 from grasp_monitor.core.servo import COMMAND_LIMIT
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
+from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.tactile_sensor import TactileSensorNode
@@ -30,6 +35,7 @@ from std_srvs.srv import Trigger
 JOINTS = ['lift', 'finger_left', 'finger_right']
 DEPTH = 1000  # reliable, deep enough for a whole batch: nothing is dropped on the way
 FUZZ = fuzz_settings(max_examples=25)
+STAMPS = fuzz_settings(max_examples=10)
 
 finite = st.floats(-1e6, 1e6, allow_nan=False)
 huge = st.sampled_from([1e300, -1e300, 1.7e308])
@@ -217,3 +223,67 @@ def test_fuzzed_commands_are_refused_by_kind_and_valid_ones_pass(ros, start):
     assert publish_until(lambda: publishers['servo_commands'].publish(lift),
                          lambda: abs(states[-1].position[0] - 0.2) < 0.01, 30.0), \
         states[-1].position
+
+
+#: A hostile stamp: (kind, offset from the node's time, s).
+hostile_stamps = st.one_of(
+    st.tuples(st.just('zero'), st.just(0.0)), st.tuples(st.just('now'), st.just(0.0)),
+    st.tuples(st.just('past'), st.floats(-100.0, -0.01)),
+    st.tuples(st.just('far_future'), st.floats(1.0, 1e6)))
+
+
+@pytest.mark.parametrize('start', [start_mujoco_sim, start_moteus_servos],
+                         ids=['mujoco_sim', 'moteus_servos'])
+def test_valid_commands_with_hostile_stamps_are_refused_only_when_older(ros, start):
+    node, in_force = start(ros)
+    client = ros.client()
+    publisher = client.create_publisher(JointState, 'servo_commands', DEPTH)
+    markers = iter(range(1, 10**6))
+
+    def settle():
+        value = 0.1 + 1e-6 * next(markers)  # unstamped: never older than anything
+        return publish_until(lambda: publisher.publish(JointState(name=['lift'],
+                                                                  position=[value])),
+                             lambda: in_force() is not None and in_force().position[0] == value)
+
+    assert settle()
+    node.refused.clear()
+    simulated = node.get_name() == 'mujoco_sim'
+    expected = Counter()
+
+    @STAMPS
+    @example(commands=[(('now', 0.0), 0.05), (('past', -1.0), 0.25), (('far_future', 1e6), 0.1),
+                       (('past', -1.0), 0.15), (('zero', 0.0), 0.2)])
+    @given(commands=st.lists(st.tuples(hostile_stamps, st.floats(0.0, 0.3)), min_size=1,
+                             max_size=8))
+    def send(commands):
+        # the simulator's model: refused when stamped (> 0) before the last stamped one
+        # applied on its time line; a stamp past its time leaves that line
+        now_s = node.sim.time_s if simulated else \
+            client.get_clock().now().nanoseconds * 1e-9
+        last_s = node.command_stamp_s if simulated else -math.inf
+        applied = None
+        for (kind, offset_s), position in commands:
+            stamp_s = 0.0 if kind == 'zero' else max(now_s + offset_s, 1e-3)
+            msg = JointState(name=['lift'], position=[position])
+            msg.header.stamp = conversions.time_to_msg(stamp_s)
+            publisher.publish(msg)
+            on_timeline = last_s <= now_s + 1e-3
+            if simulated and 0.0 < stamp_s < last_s - 1e-3 and on_timeline:
+                expected['old_stamp'] += 1
+                continue
+            applied = position
+            if stamp_s > 0.0:
+                last_s = max(last_s, stamp_s) if on_timeline else stamp_s
+        assert wait_for(lambda: node.refused == expected, 5.0), (node.refused, expected)
+        if applied is not None:  # a refused command after it left it in force
+            assert wait_for(lambda: in_force().position[0] == applied, 5.0), \
+                (in_force().position[0], applied)
+        assert settle()
+        assert node.refused == expected
+
+    send()
+    assert expected['old_stamp'] > 0 if simulated else not expected
+    if simulated:  # no stamp stopped its time
+        time_s = node.sim.time_s
+        assert wait_for(lambda: node.sim.time_s > time_s + 0.5, 20.0)
