@@ -258,15 +258,17 @@ def status_values(status):
 def start_monitor_and_metrics(ros, tmp_path, depth, contacts=None):
     """Start grasp_monitor (no simulator) and grasp_metrics with sensor queues ``depth`` deep.
 
-    ``contacts``: their ``contacts`` parameter ('' reads the taxels), default theirs.
+    ``contacts``: their ``contacts`` parameter ('' reads the taxels, untared: the clouds
+    are exact), default theirs.
     """
     from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
     from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
     from rclpy.parameter import Parameter
     overrides = [Parameter('qos.depth', value=depth)] + (
         [Parameter('contacts', value=contacts)] if contacts is not None else [])
+    untared = [Parameter('tare_time', value=0.0)] if contacts == '' else []
     monitor = ros.add(GraspMonitorNode(context=ros.context, parameter_overrides=overrides + [
-        Parameter('simulator', value=''),
+        *untared, Parameter('simulator', value=''),
         Parameter('event_log', value=str(tmp_path / 'events.jsonl'))]))
     return monitor, ros.add(GraspMetricsNode(context=ros.context,
                                              parameter_overrides=overrides))

@@ -15,8 +15,9 @@ from std_srvs.srv import SetBool, Trigger
 
 def start_monitor(ros, tmp_path, **overrides):
     # a generous sample age and force test: a loaded machine pauses the monitor (stale),
-    # and the force test must not end the trial before the slip the test waits for
-    params = {'simulator': '', 'slip_out': 0.3, 'contact_timeout': 1.0,
+    # and the force test must not end the trial before the slip the test waits for; the
+    # scripted hand's clouds are exact and may touch at the trial's start: no tare
+    params = {'simulator': '', 'slip_out': 0.3, 'contact_timeout': 1.0, 'tare_time': 0.0,
               'max_sample_age': 0.5, 'force_test_time': 60.0,
               'event_log': str(tmp_path / 'events.jsonl')} | overrides
     return ros.add(GraspMonitorNode(

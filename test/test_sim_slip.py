@@ -48,7 +48,7 @@ def test_event_fires_before_gross_slip_on_the_pull_only(runs):
     # the event is the detector's first alarm at the monitor's thresholds
     config = MonitorConfig()
     alarms = score_of(pulled['cues'], (config.slip_ratio, config.slip_cop_speed,
-                                       config.slip_vibration, 0.0)) >= 1
+                                       config.slip_vibration, 0.0, config.slip_stall)) >= 1
     assert pulled['time_s'][np.argmax(alarms)] == pulled['event_s']
 
 

@@ -28,12 +28,12 @@ import numpy as np
 
 #: The friction coefficient a detector that does not know the pair's assumes.
 ASSUMED_FRICTION = 0.85
-_FORCES = ((1.0, 0.0, 0.0, 0.0), (1.0, 0.05, 0.0, 0.0), (1.0, 0.0, 0.2, 0.0),
-           (1.0, 0.05, 0.2, 0.0))
+_FORCES = ((1.0, 0.0, 0.0, 0.0, 0.0), (1.0, 0.05, 0.0, 0.0, 0.0), (1.0, 0.0, 0.2, 0.0, 0.0),
+           (1.0, 0.05, 0.2, 0.0, 0.0))
 #: Cue sets the tuning picks from (thresholds per ``CUES``; 0 = off), by detector.
 CANDIDATES = {
     'forces': _FORCES,
-    'slip channel': ((0.0, 0.0, 0.0, 1e-3), (1.0, 0.0, 0.0, 1e-3)),
+    'slip channel': ((0.0, 0.0, 0.0, 1e-3, 0.0), (1.0, 0.0, 0.0, 1e-3, 0.0)),
     f'forces, friction taken as {ASSUMED_FRICTION}': _FORCES,
 }
 #: Scales of a cue set's thresholds the tuning and the PR curve sweep.

@@ -71,7 +71,7 @@ def _f1(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
 
 
 def score_of(cues: np.ndarray, thresholds: Sequence[float]) -> np.ndarray:
-    """Return (T,) the score of (T, 4) unscaled cues: the largest cue over its threshold.
+    """Return (T,) the score of (T, 5) unscaled cues: the largest cue over its threshold.
 
     A threshold of 0 turns its cue off.
     """
