@@ -19,6 +19,7 @@ import dataclasses
 from typing import Any, Sequence
 
 from grasp_monitor.core.compiled import Compiled
+from grasp_monitor.core.rotations import cross
 from grasp_monitor.core.values import BodyState
 from grasp_monitor.sim.frame_sensors import split_frame_sensors, with_frame_sensors
 from grasp_monitor.sim.scene import Scene
@@ -196,7 +197,7 @@ class SensorLayout:
             slots = self.object_slots(values[None], pad)[0]
             slots = slots[slots[:, 0] > 0]
             normal, tangent = slots[:, 7:10], slots[:, 10:13]
-            frame = np.stack([normal, tangent, np.cross(normal, tangent)], axis=1)
+            frame = np.stack([normal, tangent, cross(normal, tangent)], axis=1)
             points.append(slots[:, 4:7])
             forces.append(np.einsum('kji,kj->ki', frame, slots[:, 1:4]))
             index.append(np.full(len(slots), i))
