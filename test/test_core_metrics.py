@@ -342,3 +342,15 @@ def test_every_sample_gets_the_grasp_quality_of_its_contacts_or_its_taxels():
     from_taxels = taxels.last_quality[1]
     assert from_taxels.contacts == 4
     assert from_taxels.l1 == pytest.approx(expected.l1, rel=1e-9)
+
+
+def test_a_body_state_restamped_keeps_its_readings_and_leaves_the_original():
+    state = BodyState('cube', [0.1, 0.2, 0.3], [1, 0, 0, 0], [0, 0, 1], [0, 0.5, 0], 0.25)
+    assert state.at(0.25) is state
+    later = state.at(0.5)
+    assert later.time_s == 0.5 and state.time_s == 0.25
+    assert later.name == 'cube'
+    for field in ('position_in_world', 'quaternion_in_world', 'linear_velocity_in_world',
+                  'angular_velocity_in_world'):
+        np.testing.assert_array_equal(getattr(later, field), getattr(state, field))
+    assert not later.position_in_world.flags.writeable

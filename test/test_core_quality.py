@@ -4,6 +4,7 @@ from epsilon_reference import epsilon_l1, epsilon_linf, random_grasp
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.quality import (
     contact_wrenches, epsilon, EpsilonConfig, grasp_quality)
+from grasp_monitor.core.rotations import cross
 import numpy as np
 import pytest
 
@@ -153,3 +154,16 @@ def test_under_load_epsilon_is_the_margin_left_around_the_wrench_the_contacts_ap
                          squeeze[:3]).reason == 'forces and points count different contacts'
     with pytest.raises(ConfigError, match="under_load needs variant l1, got variant 'linf'"):
         EpsilonConfig(variant='linf', under_load=True)
+
+
+@pytest.mark.parametrize('shapes', [((8, 3), (8, 3)), ((8, 1, 3), (8, 6, 3)), ((3,), (5, 3)),
+                                    ((0, 3), (0, 3))])
+def test_cross_equals_numpys_bit_for_bit(shapes):
+    # the wrenches take it instead of np.cross: epsilon must not move by a bit
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=shapes[0]) * rng.choice([1e-9, 1.0, 1e6], size=shapes[0])
+    b = rng.normal(size=shapes[1])
+    a.reshape(-1)[:1] = -0.0
+    ours, numpys = cross(a, b), np.cross(a, b)
+    assert ours.shape == numpys.shape and ours.dtype == numpys.dtype
+    assert ours.tobytes() == numpys.tobytes()

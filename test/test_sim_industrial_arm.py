@@ -276,6 +276,32 @@ def test_drive_tracks_the_benchmark_sinusoids_and_squeezes():
     assert command.maximum_torque.tolist() == [330, 330, 150, 56, 56, 56, 100, 100]
 
 
+def test_cosine_velocity_target_gives_the_benchmark_codes_targets_without_the_w_factor():
+    # The benchmark code's arm controller: q_des = A sin(w t), dq_des = A cos(w t).
+    amplitude = [2.5, 0.5, 1.667, 0.357, 0.455, 0.577]
+    omega = [1, 2, 2 / 3, 1 / 7, 2 / 11, 3 / 13]
+    ours = build_scene('industrial_arm', feedforward='inverse_dynamics')
+    cosine = build_scene('industrial_arm', feedforward='inverse_dynamics',
+                         velocity_target='cosine')
+    assert cosine.metadata['velocity_target'] == 'cosine'
+    # at t = 0 the reference's targets are the amplitudes themselves
+    np.testing.assert_allclose(cosine.drive(0.0).velocity[:6], amplitude, rtol=0, atol=0)
+    np.testing.assert_allclose(ours.drive(0.0).velocity[:6],
+                               [a * w for a, w in zip(amplitude, omega)])
+    for time_s in (0.5, 3.0, 17.25):
+        reference = [a * math.cos(w * time_s) for a, w in zip(amplitude, omega)]
+        command, derivative = cosine.drive(time_s), ours.drive(time_s)
+        np.testing.assert_allclose(command.velocity[:6], reference, rtol=1e-12, atol=1e-15)
+        # the position target, the feedforward and the fingers do not change
+        np.testing.assert_array_equal(command.position[:6], derivative.position[:6])
+        np.testing.assert_array_equal(command.feedforward_torque, derivative.feedforward_torque)
+        np.testing.assert_array_equal(command.velocity[6:], derivative.velocity[6:])
+    # on the slow wrists the reference asks 2-7 times the true derivative's speed
+    ratios = cosine.drive(0.0).velocity[1:6] / ours.drive(0.0).velocity[1:6]
+    np.testing.assert_allclose(ratios, [1 / w for w in omega[1:]])
+    assert max(ratios) == pytest.approx(7.0)
+
+
 def test_gravity_feedforward_holds_the_stretched_arm_and_its_payload():
     command = make_industrial_arm(feedforward='gravity').drive(0.0)
     # q = 0: the arm lies along -x; the lift and elbow axes point along -y, so each
@@ -355,6 +381,8 @@ def test_the_backend_runs_it_from_the_start_keyframe():
     (lambda: make_industrial_arm(cube_mass_kg=0.0), 'cube_mass_kg must be > 0, got 0.0'),
     (lambda: make_industrial_arm(cube_joint='world'),
      "cube_joint 'world' is not one of free, hand"),
+    (lambda: make_industrial_arm(velocity_target='sine'),
+     "velocity_target 'sine' is not one of derivative, cosine"),
     (lambda: make_industrial_arm(arm='UR10'), 'arm must be of type ArmModel, got str'),
     (lambda: GripperModel(finger_stroke_m=-0.014), 'finger_stroke_m must be > 0, got -0.014'),
     (lambda: GripperModel(palm_clearance_m=0.07),

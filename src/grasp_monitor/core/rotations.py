@@ -74,3 +74,21 @@ def quat_to_matrix(q: npt.ArrayLike) -> np.ndarray:
 def rotate(q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
     """Rotate vectors (..., 3) by unit quaternions (..., 4)."""
     return np.einsum('...ij,...j->...i', quat_to_matrix(q), np.asarray(v, float))
+
+
+# cross(): the components each product takes, (1, 2, 0) and (2, 0, 1).
+_NEXT = np.array([1, 2, 0])
+_AFTER = np.array([2, 0, 1])
+
+
+def cross(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
+    """Return a × b of float 3-vectors, broadcasting over leading dimensions.
+
+    The products and differences of ``np.cross`` (``a1 b2 - a2 b1``, ...), so equal to it
+    bit for bit, without its axis handling: a quarter of its time on a few contacts,
+    which the per-sample grasp quality takes several times at every step.
+    """
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    return (a.take(_NEXT, axis=-1) * b.take(_AFTER, axis=-1)
+            - a.take(_AFTER, axis=-1) * b.take(_NEXT, axis=-1))

@@ -6,6 +6,7 @@ Frames follow REP-103; units are SI; quaternions are (w, x, y, z) as in MuJoCo.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from grasp_monitor.core.errors import ConfigError
@@ -74,6 +75,18 @@ class BodyState:
             ('angular_velocity_in_world', (3,)),
         ):
             object.__setattr__(self, field, as_array(getattr(self, field), shape, field))
+
+    def at(self, time_s: float) -> BodyState:
+        """Return this state stamped ``time_s``, s: itself if it is, else a copy.
+
+        The copy shares the read-only arrays, checked once: a metrics sample stamps
+        three states at every sample.
+        """
+        if self.time_s == time_s:
+            return self
+        state = copy.copy(self)
+        object.__setattr__(state, 'time_s', time_s)
+        return state
 
 
 @dataclass(frozen=True)

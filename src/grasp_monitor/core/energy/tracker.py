@@ -317,7 +317,8 @@ class EnergyTracker:
                               f'got {left.name!r} and {right.name!r}')
         bodies = (*objects, left, right)
         k = len(objects)
-        stacked = [np.stack([getattr(body, field) for body in bodies]) for field in (
+        # np.array, not np.stack: the same rows at a third of the cost on a few bodies.
+        stacked = [np.array([getattr(body, field) for body in bodies]) for field in (
             'position_in_world', 'quaternion_in_world', 'linear_velocity_in_world',
             'angular_velocity_in_world')]
         time_s = max(body.time_s for body in bodies)

@@ -10,7 +10,6 @@ touches (an estimate).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Sequence
 
 from grasp_monitor.core.metrics.trial import (
@@ -89,5 +88,4 @@ def taxel_quality(obj: BodyState, pads: Sequence[BodyState],
 def stamped(time_s: float, obj: BodyState, pads: Sequence[BodyState]
             ) -> tuple[BodyState, list[BodyState]]:
     """Return the readings of a sample as of its stamp, s."""
-    return (dataclasses.replace(obj, time_s=time_s),
-            [dataclasses.replace(pad, time_s=time_s) for pad in pads])
+    return obj.at(time_s), [pad.at(time_s) for pad in pads]

@@ -39,6 +39,7 @@ from grasp_monitor.core.quality.polytope import (
     workspace)
 from grasp_monitor.core.quality.settings import CONTACT_MODELS, default, VARIANTS
 from grasp_monitor.core.quality.wrenches import contact_wrenches
+from grasp_monitor.core.rotations import cross
 import numpy as np
 import numpy.typing as npt
 
@@ -210,7 +211,7 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
     grip_n = float(np.einsum('ki,ki->', forces, normals)) if forces is not None else 0.0
     if grip_n > 0.0:  # the wrench the contacts apply now, per newton of normal force
         shifted = wrenches - np.concatenate([
-            forces.sum(axis=0), np.cross(from_com, forces).sum(axis=0) / torque_length_m]
+            forces.sum(axis=0), cross(from_com, forces).sum(axis=0) / torque_length_m]
         ) / grip_n
     l1, why_l1 = epsilon(shifted, 'l1') if 'l1' in variants else (math.nan, '')
     if grip_n > 0.0 and why_l1 == _REASONS[ORIGIN_OUTSIDE]:

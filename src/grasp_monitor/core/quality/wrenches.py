@@ -12,6 +12,7 @@ friction model ``|f_t| / mu + |τ_n| / γ <= f_n``.
 
 from __future__ import annotations
 
+from grasp_monitor.core.rotations import cross
 import numpy as np
 import numpy.typing as npt
 
@@ -20,9 +21,9 @@ def tangents(normals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (K, 3) twice: unit tangents orthogonal to each unit normal and each other."""
     helper = np.zeros_like(normals)
     helper[np.arange(len(normals)), np.argmin(np.abs(normals), axis=1)] = 1.0
-    t1 = np.cross(normals, helper)
+    t1 = cross(normals, helper)
     t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-    return t1, np.cross(normals, t1)
+    return t1, cross(normals, t1)
 
 
 def contact_wrenches(points_from_com: npt.ArrayLike, normals: npt.ArrayLike, friction: float,
@@ -43,9 +44,9 @@ def contact_wrenches(points_from_com: npt.ArrayLike, normals: npt.ArrayLike, fri
     theta = 2.0 * np.pi * np.arange(edges) / edges
     forces = n[:, None] + friction * (np.cos(theta)[None, :, None] * t1[:, None]
                                       + np.sin(theta)[None, :, None] * t2[:, None])
-    torques = np.cross(p[:, None], forces)
+    torques = cross(p[:, None], forces)
     if torsion_m > 0.0:
-        twist = (np.cross(p, n)[:, None] + torsion_m * np.array([1.0, -1.0])[None, :, None]
+        twist = (cross(p, n)[:, None] + torsion_m * np.array([1.0, -1.0])[None, :, None]
                  * n[:, None])
         forces = np.concatenate([forces, np.repeat(n[:, None], 2, axis=1)], axis=1)
         torques = np.concatenate([torques, twist], axis=1)

@@ -22,6 +22,8 @@ class ExternalForce:
         self._model = model
         self._data = data
         self._objects = objects
+        # Body ids by name: a force test sets its force at every 1 ms tick.
+        self._ids: dict[str, int] = {}
         self._body = -1
         self._test: tuple[ExternalForceTest, str, float, float] | None = None
         self._schedule: tuple[ExternalForceTest, str, float] | None = None
@@ -35,7 +37,9 @@ class ExternalForce:
 
     def set_force(self, body: str, force_in_world: np.ndarray) -> None:
         """Apply a force (N, world frame) at the COM of ``body`` until cleared."""
-        index = int(resolve_body(self._model, body))
+        index = self._ids.get(body)
+        if index is None:
+            index = self._ids[body] = int(resolve_body(self._model, body))
         self.clear_force()
         self._data.xfrc_applied[index, :3] = force_in_world
         self._body = index

@@ -19,6 +19,7 @@ import dataclasses
 from typing import Any, Sequence
 
 from grasp_monitor.core.compiled import Compiled
+from grasp_monitor.core.rotations import cross
 from grasp_monitor.core.values import BodyState
 from grasp_monitor.sim.frame_sensors import split_frame_sensors, with_frame_sensors
 from grasp_monitor.sim.scene import Scene
@@ -214,10 +215,12 @@ class SensorLayout:
         """
         points, forces, index, normals = [], [], [], []
         for i, pad in enumerate(pads):
-            slots = self.object_slots(values[None], pad)[0]
+            slots = values[self.object_columns[pad]].reshape(-1, SLOT_WIDTH)
             slots = slots[slots[:, 0] > 0]
             normal, tangent = slots[:, 7:10], slots[:, 10:13]
-            frame = np.stack([normal, tangent, np.cross(normal, tangent)], axis=1)
+            # np.stack's rows, filled in place: a third of its cost on a few contacts
+            frame = np.empty((len(slots), 3, 3))
+            frame[:, 0], frame[:, 1], frame[:, 2] = normal, tangent, cross(normal, tangent)
             points.append(slots[:, 4:7])
             forces.append(np.einsum('kji,kj->ki', frame, slots[:, 1:4]))
             index.append(np.full(len(slots), i))

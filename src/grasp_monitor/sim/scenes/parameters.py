@@ -19,6 +19,10 @@ SCENARIO_SETTINGS = {
         Setting('cube_joint', 'free', "industrial_arm: the cube's six degrees of freedom: a "
                 "free joint in the world, or joints in the hand's frame.",
                 choices=('free', 'hand'), read_only=True),
+        Setting('velocity_target', 'derivative', "industrial_arm: the arm joints' velocity "
+                'target: the derivative of q_des = A sin(w t), A w cos(w t) (derivative), or '
+                'A cos(w t) (cosine, without the w factor).',
+                choices=('derivative', 'cosine'), read_only=True),
     ),
 }
 #: Their names, by scenario.

@@ -28,11 +28,13 @@ from them; ``drive``: the scenario's command; ``scene``: ``make_industrial_arm``
 from grasp_monitor.sim.scenes.industrial_arm.drive import ArmDrive, FEEDFORWARDS
 from grasp_monitor.sim.scenes.industrial_arm.models import (
     ARM_BODIES, ARM_JOINTS, ArmModel, ArmTrajectory, BENCHMARK_TRAJECTORY, CUBE_BODY,
-    DEFAULT_GRIPPER, FINGER_JOINTS, GripperModel, HAND_BODY, JOINTS, START_KEYFRAME, UR10)
+    DEFAULT_GRIPPER, FINGER_JOINTS, GripperModel, HAND_BODY, JOINTS, START_KEYFRAME, UR10,
+    VELOCITY_TARGETS)
 from grasp_monitor.sim.scenes.industrial_arm.scene import DEFAULT_SETTINGS, make_industrial_arm
 
 __all__ = [
     'ARM_BODIES', 'ARM_JOINTS', 'ArmDrive', 'ArmModel', 'ArmTrajectory', 'BENCHMARK_TRAJECTORY',
     'CUBE_BODY', 'DEFAULT_GRIPPER', 'DEFAULT_SETTINGS', 'FEEDFORWARDS', 'FINGER_JOINTS',
     'GripperModel', 'HAND_BODY', 'JOINTS', 'make_industrial_arm', 'START_KEYFRAME', 'UR10',
+    'VELOCITY_TARGETS',
 ]

@@ -19,7 +19,8 @@ FEEDFORWARDS = ('none', 'gravity', 'inverse_dynamics')
 class ArmDrive:
     """The scenario's own command: the arm tracks its sinusoids, the fingers squeeze.
 
-    Arm joints: position q_des(t), velocity dq_des(t), scales 1, the arm's torque
+    Arm joints: position q_des(t), velocity target (the trajectory's
+    ``velocity_target``: dq_des(t) or A cos(w t)), scales 1, the arm's torque
     limits, and a feedforward torque of kind ``feedforward`` (FEEDFORWARDS),
     computed on a rigid copy of the robot (fingers and cube welded to the hand).
     Fingers: NaN position, scales 0 and a constant ``grip_force_n`` that closes
@@ -80,6 +81,10 @@ class ArmDrive:
         """Return the command for all 8 joints (ARM_JOINTS then FINGER_JOINTS) at ``time_s``."""
         q, dq, ddq = self.trajectory.state(time_s)
         table = self._table.copy()
-        table[0, :6], table[1, :6], table[2, :6] = q, dq, self._feedforward(q, dq, ddq)
+        if self.trajectory.velocity_target != 'derivative':
+            dq_target = self.trajectory.velocity_target_rad_s(time_s)
+        else:
+            dq_target = dq
+        table[0, :6], table[1, :6], table[2, :6] = q, dq_target, self._feedforward(q, dq, ddq)
         # Built here from checked settings at every 1 ms step: no checks (half its cost).
         return ServoCommand.trusted(table)

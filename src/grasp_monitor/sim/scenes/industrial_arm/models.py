@@ -110,6 +110,11 @@ UR10 = ArmModel(
 )
 
 
+#: The arm joints' velocity target: the derivative of q_des, ``A w cos(w t)``, or
+#: ``A cos(w t)`` (no w factor, the benchmark code's; docs/deviations.md).
+VELOCITY_TARGETS = ('derivative', 'cosine')
+
+
 @dataclass(frozen=True)
 class ArmTrajectory:
     """Sinusoidal joint targets ``q = A sin(w t)`` and the PD gains that track them.
@@ -119,12 +124,16 @@ class ArmTrajectory:
         frequency_rad_s: (6,) w per arm joint, rad/s.
         kp_nm_per_rad: (6,) position gains, N·m/rad.
         kd_nm_s_per_rad: (6,) velocity gains, N·m·s/rad.
+        velocity_target: what the PD law's velocity target is, one of
+            VELOCITY_TARGETS; the start state and the feedforward take the true
+            derivative either way.
     """
 
     amplitude_rad: tuple[float, ...]
     frequency_rad_s: tuple[float, ...]
     kp_nm_per_rad: tuple[float, ...]
     kd_nm_s_per_rad: tuple[float, ...]
+    velocity_target: str = 'derivative'
     # The two as arrays, made once: a drive evaluates them at every 1 ms step.
     _amplitude: np.ndarray = field(init=False, repr=False, compare=False)
     _frequency: np.ndarray = field(init=False, repr=False, compare=False)
@@ -134,6 +143,9 @@ class ArmTrajectory:
             object.__setattr__(self, name, _numbers(getattr(self, name), name))
         for name in ('frequency_rad_s', 'kp_nm_per_rad', 'kd_nm_s_per_rad'):
             _non_negative(getattr(self, name), name)
+        if self.velocity_target not in VELOCITY_TARGETS:
+            raise ConfigError(f'velocity_target {self.velocity_target!r} is not one of '
+                              f'{", ".join(VELOCITY_TARGETS)}')
         object.__setattr__(self, '_amplitude', np.array(self.amplitude_rad))
         object.__setattr__(self, '_frequency', np.array(self.frequency_rad_s))
 
@@ -142,6 +154,11 @@ class ArmTrajectory:
         amplitude, w = self._amplitude, self._frequency
         sine = np.sin(w * time_s)
         return amplitude * sine, amplitude * w * np.cos(w * time_s), -amplitude * w * w * sine
+
+    def velocity_target_rad_s(self, time_s: float) -> np.ndarray:
+        """Return the PD law's velocity target (6,) at ``time_s`` (``velocity_target``), rad/s."""
+        cosine = self._amplitude * np.cos(self._frequency * time_s)
+        return cosine * self._frequency if self.velocity_target == 'derivative' else cosine
 
     def position_rad(self, time_s: float) -> np.ndarray:
         """Return q_des (6,) at ``time_s``, rad."""

@@ -31,6 +31,7 @@ def make_industrial_arm(
     cube_mass_kg: float = 0.1,
     feedforward: str = 'inverse_dynamics',
     cube_joint: str = 'free',
+    velocity_target: str = 'derivative',
     duration_s: float = 100.0,
 ) -> Scene:
     """Generate the scene.
@@ -48,6 +49,10 @@ def make_industrial_arm(
             hand's frame: the same six degrees of freedom, integrated relative to
             the hand, so the step's error on the hand's curved path does not add
             up to a slide across the fingers).
+        velocity_target: the arm joints' velocity target, one of VELOCITY_TARGETS:
+            'derivative' (A w cos(w t), the derivative of the position target) or
+            'cosine' (A cos(w t), the benchmark code's); it replaces the
+            trajectory's own.
         duration_s: trial length, s.
 
     Raises:
@@ -67,6 +72,7 @@ def make_industrial_arm(
             f'feedforward {feedforward!r} is not one of {", ".join(FEEDFORWARDS)}')
     if cube_joint not in CUBE_JOINTS:
         raise ConfigError(f'cube_joint {cube_joint!r} is not one of {", ".join(CUBE_JOINTS)}')
+    trajectory = dataclasses.replace(trajectory, velocity_target=velocity_target)
     rigid_model = mujoco.MjModel.from_xml_string(
         scene_mjcf(settings, arm, gripper, cube_size_m, cube_mass_kg, start=None))
     # The welded fingers touch the welded cube; those contacts must not enter the torques.
@@ -91,7 +97,8 @@ def make_industrial_arm(
         duration_s=duration_s,
         drive=drive,
         metadata={'arm': 'UR10' if arm == UR10 else 'custom', 'feedforward': feedforward,
-                  'cube_joint': cube_joint, 'cube_size_m': cube_size_m,
+                  'cube_joint': cube_joint, 'velocity_target': velocity_target,
+                  'cube_size_m': cube_size_m,
                   'cube_mass_kg': cube_mass_kg,
                   'grip_force_n': gripper.grip_force_n,
                   'settings': dataclasses.asdict(settings)},
