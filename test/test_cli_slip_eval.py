@@ -96,8 +96,10 @@ def test_run_refuses_an_incipient_slip_on_contacts(tmp_path):
 def test_run_fires_incipient_slip_from_the_taxels_before_a_heavy_object_drops(tmp_path):
     # 1.2 kg at friction 0.4 on pick_lift's 10 N grip: the lift loses it (its centre ends
     # on the table, 0.425 m); the event comes from the pads' clouds as the node reads them
+    # on after the verdict (the force test's end), to where the object comes to rest
     done = run(slip_params(tmp_path, ''), tmp_path / 'run.json',
-               '--param', 'object_mass_kg=1.2', '--set', 'friction=0.4')
+               '--param', 'object_mass_kg=1.2', '--set', 'friction=0.4',
+               '--continue-after-end')
     assert done.returncode == 0, done.stderr
     result = json.loads((tmp_path / 'run.json').read_text())
     events = {e['type']: e for e in result['events']}
@@ -106,7 +108,7 @@ def test_run_fires_incipient_slip_from_the_taxels_before_a_heavy_object_drops(tm
     assert slip['pad'] in ('finger_left', 'finger_right') and slip['cue'] in CUES
     assert result['final_objects']['object']['position_m'][2] < 0.43
     # the default object stays held, and no warning comes
-    done = run(slip_params(tmp_path, ''), tmp_path / 'held.json')
+    done = run(slip_params(tmp_path, ''), tmp_path / 'held.json', '--continue-after-end')
     assert done.returncode == 0, done.stderr
     held = json.loads((tmp_path / 'held.json').read_text())
     assert 'incipient_slip' not in {e['type'] for e in held['events']}

@@ -49,8 +49,8 @@ class SlipScore:
       instead of loading the pads further; a load that turns smoothly, at the peak of a
       swing, slows over the whole window, not in its last moments).
 
-    A pad is watched once it has been loaded for ``settle_s`` (the impact of the close
-    is no slip). A ``friction`` of 0 means it is unknown: the friction cue is off.
+    A pad is watched once it has been loaded for ``settle_s`` without a break (the
+    impact of the close is no slip), and from then on whenever it is loaded. A ``friction`` of 0 means it is unknown: the friction cue is off.
     Defaults: the monitor's settings, ``incipient_slip.*``.
 
     Args:
@@ -135,7 +135,10 @@ class SlipScore:
         self._time_s += dt_s
         if self._loaded_for is None:
             self._loaded_for = np.zeros(normal.size)
+            self._settled = np.zeros(normal.size, bool)
         self._loaded_for = np.where(loaded, self._loaded_for + dt_s, 0.0)
+        # settled once: a slip that unloads the pad for a moment does not start it again
+        self._settled |= self._loaded_for >= self.settle_s - 1e-12
         cues = np.zeros((normal.size, len(CUES)))
         if self.friction > 0:
             cues[:, 0] = shear / (self.friction * safe)
@@ -159,7 +162,7 @@ class SlipScore:
         slip = signals[:, 4]
         cues[:, 3] = np.where(np.isfinite(slip), slip, 0.0)
         cues *= self._scale
-        cues[~loaded | (self._loaded_for < self.settle_s)] = 0.0
+        cues[~loaded | ~self._settled] = 0.0
         return cues
 
     def _stall(self, ratio: np.ndarray, dt_s: float) -> np.ndarray:
