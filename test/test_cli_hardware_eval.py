@@ -1,4 +1,4 @@
-"""``grasp-monitor hardware-eval`` as users run it: the quick family end to end, bad input refused."""
+"""``grasp-monitor hardware-eval`` as users run it: the quick family end to end, refusals."""
 
 import json
 import subprocess

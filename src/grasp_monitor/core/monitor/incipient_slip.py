@@ -50,7 +50,8 @@ class SlipScore:
       swing, slows over the whole window, not in its last moments).
 
     A pad is watched once it has been loaded for ``settle_s`` without a break (the
-    impact of the close is no slip), and from then on whenever it is loaded. A ``friction`` of 0 means it is unknown: the friction cue is off.
+    impact of the close is no slip), and from then on whenever it is loaded. A
+    ``friction`` of 0 means it is unknown: the friction cue is off.
     Defaults: the monitor's settings, ``incipient_slip.*``.
 
     Args:
