@@ -38,7 +38,7 @@ from grasp_monitor.app.hardware_eval.family import make_family
 from grasp_monitor.app.hardware_eval.trial import (
     FINGERS, hardware_feed, hardware_values, trial_pipeline, trial_ticks)
 from grasp_monitor.core.monitor import GraspMonitor
-from grasp_monitor.core.realism import JointRealism, PRESETS, TactileRealism
+from grasp_monitor.core.realism import JointRealism, PRESETS, stream_seed, TactileRealism
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
@@ -93,9 +93,9 @@ def offline_trial():
 
     # The typical preset, seeded as hardware-eval seeds its sensors.
     tactile, joints = PRESETS['typical']
-    pads = [TactileRealism(tactile, at, period_s, SEED * 16 + i).apply(pad)
-            for i, (at, pad) in enumerate(zip(positions, forces))]
-    encoders = JointRealism(joints, len(FINGERS), period_s, SEED * 16 + 15)
+    pads = [TactileRealism(tactile, at, period_s, stream_seed(SEED, pad_name)).apply(pad)
+            for pad_name, at, pad in zip(values['pads'], positions, forces)]
+    encoders = JointRealism(joints, len(FINGERS), period_s, stream_seed(SEED, 'joints'))
     position, velocity, delivered = encoders.apply(true_position, true_velocity)
     assert not all(kept.all() for _, kept in pads) and not delivered.all()  # drops happen
     for k in np.flatnonzero(~delivered[1:]) + 1:  # a missed reading: the last one again

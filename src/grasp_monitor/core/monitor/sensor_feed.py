@@ -16,8 +16,8 @@ from grasp_monitor.core.monitor.config import MonitorConfig
 from grasp_monitor.core.monitor.inputs import InputsConfig, MonitorInputs
 from grasp_monitor.core.monitor.monitor import GraspMonitor
 from grasp_monitor.core.monitor.records import EventRecord
-from grasp_monitor.core.realism import JointRealism, JointRealismConfig, TactileRealism, \
-    TactileRealismConfig
+from grasp_monitor.core.realism import JointRealism, JointRealismConfig, stream_seed, \
+    TactileRealism, TactileRealismConfig
 import numpy as np
 import numpy.typing as npt
 
@@ -31,7 +31,8 @@ class SensorFeed:
         tactile: the tactile arrays' realism.
         joints: the joint encoders' realism.
         positions: per pad of ``inputs.pads``, its (N, 3) taxel positions in the pad frame, m.
-        seed: the sensors' seed (each pad and the joints draw their own from it).
+        seed: the sensors' seed (each pad and the joints draw their own from it,
+            ``stream_seed``).
 
     Attributes:
         inputs: the ``MonitorInputs``.
@@ -48,9 +49,11 @@ class SensorFeed:
         self.fingers = inputs.finger_joints
         self.positions = [np.asarray(p, np.float32).astype(float) for p in positions]
         period_s = inputs.period_s
-        self.tactile = [TactileRealism(tactile, at, period_s, seed * 16 + i)
-                        for i, at in enumerate(self.positions)]
-        self.joints = JointRealism(joints, len(self.fingers), period_s, seed * 16 + 15)
+        # each stream its own seed, as the nodes and the offline run draw them
+        self.tactile = [TactileRealism(tactile, at, period_s, stream_seed(seed, pad))
+                        for pad, at in zip(self.pads, self.positions)]
+        self.joints = JointRealism(joints, len(self.fingers), period_s,
+                                   stream_seed(seed, 'joints'))
         self.records: list[EventRecord] = []
 
     def feed(self, stamps_s: np.ndarray, forces: Sequence[np.ndarray],
