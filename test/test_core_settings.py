@@ -4,7 +4,7 @@ import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor import MonitorConfig
-from grasp_monitor.core.monitor.settings import MONITOR_SETTINGS, SETTINGS
+from grasp_monitor.core.monitor.settings import INPUT_SETTINGS, MONITOR_SETTINGS, SETTINGS
 from grasp_monitor.core.servo import ServoConfig
 from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
 from grasp_monitor.core.settings import Setting
@@ -55,7 +55,14 @@ def test_the_monitor_config_defaults_are_the_table_defaults():
             expected = 10 * config.sensor_period_s  # 0: ten sample periods
         value = getattr(config, field)
         assert (list(value) if setting.is_array else value) == pytest.approx(expected), field
-    assert len(MONITOR_SETTINGS) == len(SETTINGS)
+    assert len(MONITOR_SETTINGS) == len(SETTINGS) + len(INPUT_SETTINGS)
+
+
+def test_the_inputs_config_defaults_are_the_table_defaults():
+    from grasp_monitor.core.monitor import InputsConfig
+    config = InputsConfig(('left',))
+    for setting, field in INPUT_SETTINGS:
+        assert getattr(config, field) == setting.default, field
 
 
 def test_every_servo_bank_has_the_one_watchdog_default():
