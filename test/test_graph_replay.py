@@ -238,6 +238,8 @@ def test_a_replayed_trial_gives_the_same_events_and_criteria(graphs, tmp_path):
     del criteria['trial'], live_criteria['trial']  # ids: the replay may open one trial less
     # both from the recorded contacts of the pads with the object
     assert criteria.pop('basis') == live_criteria.pop('basis') == 'contacts', seen
+    # how the trial ended: the force test's end, in both
+    assert criteria.pop('end_reason') == live_criteria.pop('end_reason'), seen
     assert criteria.keys() == live_criteria.keys(), seen
     for name, value in live_criteria.items():
         assert float(criteria[name]) == pytest.approx(float(value), abs=1e-6), (name, seen)
