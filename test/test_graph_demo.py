@@ -22,15 +22,17 @@ pytestmark = pytest.mark.graph
 REWARD_FLOOR = 4.0
 
 
-def run_demo(output, *args, timeout_s=115):
+def run_demo(output, *args, timeout_s=115, trial_timeout_s=70):
     """Run ``grasp-monitor demo --headless`` into ``output``; return the process and summary.
 
-    The run writes into a folder of its own, ``output/latest`` after it.
+    The run writes into a folder of its own, ``output/latest`` after it. The trial may take
+    ``trial_timeout_s`` of wall time (the demo's ``--timeout``).
 
     Past ``timeout_s`` the demo gets SIGTERM, which stops its nodes, and the test fails.
     """
     process = subprocess.Popen(
-        [sys.executable, '-m', 'grasp_monitor.cli', 'demo', '--headless', '--timeout', '70',
+        [sys.executable, '-m', 'grasp_monitor.cli', 'demo', '--headless', '--timeout',
+         str(trial_timeout_s),
          '--output-dir', str(output), *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

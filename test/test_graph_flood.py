@@ -55,7 +55,8 @@ def test_a_flood_of_malformed_input_leaves_the_trial_as_offline(tmp_path, flood)
     offline = run_cli('pick_lift', '--output-dir', tmp_path / 'run')
     assert offline.returncode == 0, offline.stdout + offline.stderr
     expected = json.loads((tmp_path / 'run' / 'latest' / 'run.json').read_text())
-    process, summary = run_demo(tmp_path / 'demo')
+    # the flood slows the lockstep graph on two cores: more wall time for the same trial
+    process, summary = run_demo(tmp_path / 'demo', timeout_s=230, trial_timeout_s=180)
     assert flood.poll() is None, flood.stderr.read()  # it flooded the whole trial
     assert summary['failures'] == [], process.stdout[-3000:] + process.stderr[-3000:]
     # the recording holds the flood too: only flooded topics hold more than the graph published
