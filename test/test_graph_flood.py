@@ -4,8 +4,9 @@ The demo's graph (processes over DDS, the simulator in lockstep) runs pick_lift 
 ``flood.py`` publishes malformed servo commands at 1 kHz and malformed monitor inputs at
 100 Hz a topic, on the same ROS domain (at 200 Hz a topic the monitor, now checking every
 reading's stamp and source, left its stop service unanswered for 10 s on a busy 2-core
-run). Every flooded message is refused (counted in the nodes' diagnostics, which the demo records); the trial's events fall
-on the offline run's samples and its criteria and reward agree. A heavier flood only slows
+run). Every flooded message is refused (counted in the nodes' diagnostics, which the demo
+records); the trial's events fall on the offline run's samples and its criteria and reward
+agree. A heavier flood only slows
 the lockstep graph down on two cores (the refusals cost CPU), it does not change the trial.
 """
 
