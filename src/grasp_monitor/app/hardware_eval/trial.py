@@ -19,9 +19,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 from grasp_monitor.app.hardware_eval.family import HardwareTrial, pull_start_s
 from grasp_monitor.app.slip_eval.family import DIRECTIONS, HOLD_S, RAMP_RAD_PER_S, SCRIPT
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.monitor import InputsConfig
 from grasp_monitor.core.monitor.sensor_feed import SensorFeed
-from grasp_monitor.core.monitor.settings import input_fields
 import numpy as np
 
 #: The monitors' sample rate, Hz (the tactile sensor's publish rate).
@@ -81,12 +79,8 @@ def hardware_feed(monitor: Mapping[str, Any], realism: tuple[Any, Any],
         positions: per pad, its taxels' positions in the pad frame.
         seed: the sensors' seed.
     """
-    from grasp_monitor.nodes.grasp_monitor_parameters import monitor_config
-    inputs = InputsConfig(
-        tuple(monitor['pads']), tuple(monitor['finger_joints']), use_object=False,
-        contact_force_n=monitor['contact_force'], max_age_s=monitor['max_sample_age'],
-        period_s=1.0 / monitor['rate'], slip_signals='incipient_slip' in monitor['events'],
-        normal_axis=monitor['incipient_slip.normal_axis'], **input_fields(monitor))
+    from grasp_monitor.nodes.grasp_monitor_parameters import inputs_config, monitor_config
+    inputs = inputs_config(monitor)  # as the node builds it: no object, no /tf on hardware
     return SensorFeed(inputs, monitor_config(monitor, auto_start=True), *realism, positions,
                       seed)
 
