@@ -33,6 +33,11 @@ from grasp_monitor.recording import message_counts
 RECORDER = 'recorder'
 
 
+#: Topics of the monitor and the metrics the demo counts against the recording.
+COUNTED_TOPICS = ('/grasp_monitor/events', '/grasp_monitor/verdicts', '/grasp_metrics/energy',
+                  '/grasp_metrics/reward', '/grasp_metrics/epsilon')
+
+
 #: Simulated seconds a monitoring trial (a scenario without a controller) lasts.
 DEFAULT_MONITORING_S = 10.0
 
@@ -159,7 +164,9 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     if recorder_available():
         mcap.unlink(missing_ok=True)
         recorder = graph.start(RECORDER, path=mcap, use_sim_time='true')
-        wanted = set(plan.published_per_tick())
+        # every counted topic, the monitor's and the metrics' too: a reader that has not
+        # matched its publisher when the trial starts loses the first samples
+        wanted = set(plan.published_per_tick()) | set(COUNTED_TOPICS)
         if not watcher.wait(lambda seen: wanted <= watcher.subscriptions_of(RECORDER),
                             options.startup_timeout_s, alive):
             raise DemoError(f'the recorder did not subscribe to {", ".join(sorted(wanted))}')
@@ -201,6 +208,12 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
             reason = f'timeout after {options.timeout_s:g} s'
         time.sleep(0.1)
     view.note(f'trial over: {reason}')
+    if duration_s is not None and not reason.startswith('the monitor'):
+        # the simulator paused after publishing its last sample; the monitor may still
+        # hold it: stopped before its verdict, the trial would end one sample short
+        if not watcher.wait(lambda seen: seen.verdict_next_s > duration_s + 1e-9, 15.0, alive):
+            view.note(f'the monitor gave no verdict on the sample at {duration_s:g} s '
+                      'within 15 s; stopping the trial where it is')
     summary = json.loads(watcher.call(watcher.trigger['grasp_monitor/stop'],
                                       watcher.Trigger.Request()).message)
     result.events = summary['events']

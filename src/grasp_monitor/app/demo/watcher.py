@@ -43,6 +43,8 @@ class Watched:
     #: (stamp s, epsilon L1, epsilon L∞) of every metrics sample
     epsilon: list[tuple[float, float, float]] = field(default_factory=list)
     reward: list[float] = field(default_factory=list)
+    #: the next sample the monitor's latest verdict says is due, s (this timeline's)
+    verdict_next_s: float = 0.0
     pad_force_n: list[float] = field(default_factory=list)
     recorded: dict[str, int] = field(default_factory=dict)
     metrics_samples: int = 0
@@ -99,6 +101,8 @@ class Watcher:
         for pad in self.plan.pads:
             node.create_subscription(PointCloud2, f'tactile/{pad}',
                                      lambda m, pad=pad: self._on_pad(pad, m), latest)
+        node.create_subscription(DiagnosticArray, 'grasp_monitor/verdicts', self._on_verdict,
+                                 latest)
         node.create_subscription(DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                                  EVENTS_QOS)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 50)
@@ -126,6 +130,13 @@ class Watcher:
             if self.seen.on_new_timeline(pad, conversions.time_from_msg(msg.header.stamp)) \
                     and read_pad(self.inputs, pad, msg) is not None:
                 self.seen.pad_force_n = self.inputs.pad_forces_n().tolist()
+
+    def _on_verdict(self, msg) -> None:
+        verdict = conversions.verdict_from_msg(msg)
+        if verdict is not None:
+            with self.lock:
+                if self.seen.on_new_timeline('verdicts', verdict[0]):
+                    self.seen.verdict_next_s = verdict[2]
 
     def _on_event(self, msg) -> None:
         with self.lock:
@@ -188,6 +199,7 @@ class Watcher:
             seen.energy_s.clear()
             seen.epsilon.clear()
             seen.pad_force_n, seen.phase, seen.sim_time_s = [], '', reset_s
+            seen.verdict_next_s = reset_s
             seen.window_from_s, seen.old_end_s = reset_s, dict(seen.stamps_s)
             seen.fresh.clear()
             self.inputs = pad_inputs(self.plan)
