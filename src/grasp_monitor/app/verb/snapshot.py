@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Render the picture and say when it shows."""
     from grasp_monitor.app.snapshot import write_snapshot
-    scenario_config(args)
+    scenario_config(args)  # refuses a parameter file of another scenario
     snapshot = write_snapshot(args.scenario, args.output, args.params_file, args.at)
     what = 'grasp' if args.at is None else 'snapshot'
     print(f'{what} at t = {snapshot.reading.time_s:.3f} s in {args.scenario}; '
