@@ -108,6 +108,6 @@ case "${1:-}" in
   test) shift; setup requirements/test.txt; run_tests "$@" ;;
   setup) setup ;;
   bench) shift; setup requirements/test.txt; exec "$venv/bin/python" benchmarks/run_all.py "$@" ;;
-  -*) setup; exec "$venv/bin/grasp-monitor" demo "$@" ;;  # ./run.sh --headless, --scenario ...
+  -*) setup; exec "$venv/bin/grasp-monitor" demo "$@" ;;  # ./run.sh --headless, --duration ...
   *) setup; exec "$venv/bin/grasp-monitor" "${@:-demo}" ;;
 esac

@@ -28,7 +28,7 @@ except ImportError:  # a checkout that is not installed: use its src/
 from grasp_monitor.core.threads import limit_to_one_thread  # noqa: E402, I100
 limit_to_one_thread()
 
-from grasp_monitor.cli import _cubes  # noqa: E402, I100
+from grasp_monitor.app.verb.benchmark import cube_counts  # noqa: E402, I100
 from grasp_monitor.sim.grasp_benchmark import (  # noqa: E402
     BenchmarkCase, CSV_COLUMNS, MUJOCO_DEFAULTS, run_case)
 
@@ -84,7 +84,7 @@ def cases(name: str, cubes: list[int], frictions: list[float], duration_s: float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--duration', type=float, default=100.0, help='s per run')
-    parser.add_argument('--cubes', type=_cubes, default=list(range(1, 12)),
+    parser.add_argument('--cubes', type=cube_counts, default=list(range(1, 12)),
                         help='cube counts: 3, 1-11 or 1,3,5 (default 1-11)')
     parser.add_argument('--friction', type=float, nargs='+', default=[100.0, 1e8])
     parser.add_argument('--arm', action='store_true', help='run the industrial arm too')

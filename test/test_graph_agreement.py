@@ -82,7 +82,7 @@ def test_a_monitored_scene_of_set_length_is_the_offline_trial(tmp_path, scenario
     offline = run_cli(scenario, '--duration', 3, '--output-dir', tmp_path / 'run')
     assert offline.returncode == 0, offline.stdout + offline.stderr
     expected = json.loads((tmp_path / 'run' / 'latest' / 'run.json').read_text())
-    process, summary = run_demo(tmp_path / 'demo', '--scenario', scenario, '--duration', '3')
+    process, summary = run_demo(tmp_path / 'demo', scenario, '--duration', '3')
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
     assert trial(summary['events']) == trial(expected['events'])
     assert trial(summary['events'])[-1] == ('trial_end', 3.0)
