@@ -11,8 +11,8 @@ from grasp_monitor.app.batch.backends import BACKENDS, DEFAULT_BACKEND
 HELP = 'run a sweep of trials offline over every core or a Ray cluster'
 DESCRIPTION = (
     'Run every trial of a sweep file (a scenario, a duration, and a grid, a list or random '
-    'draws of scenario parameters, physics settings and <node>.<parameter> values; README '
-    '"Batch trials") as `grasp-monitor run` runs one, and write <output-dir>/results.parquet '
+    'draws of scenario parameters, physics settings and <node>.<parameter> values; '
+    'docs/batch.md) as `grasp-monitor run` runs one, and write <output-dir>/results.parquet '
     'and results.csv (a row per trial: its values, events, criteria, reward, energy, epsilon) '
     'and summary.png (criteria and reward against each swept name). Trials finished in '
     '<output-dir> before are not run again.')

@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HELP = "print the README's topic, service and parameter reference, from the code"
+HELP = 'print the topic, service and parameter reference (docs/reference.md), from the code'
 DESCRIPTION = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--write``."""
-    parser.add_argument('--write', type=Path, metavar='README',
-                        help='replace the generated blocks in this file instead')
+    parser.add_argument('--write', type=Path, nargs='?', const=Path('docs/reference.md'),
+                        metavar='FILE', help='replace the generated blocks in this file '
+                        '(default docs/reference.md, from the checkout) instead')
 
 
 def run(args: argparse.Namespace) -> int:
