@@ -90,7 +90,6 @@ class Simulator(ServoBackend):
         self._state_count = 0
         self._contacts_of: tuple[tuple[int, float], Contacts] | None = None
         self._frame_tree = FrameTree(model)
-        self.frame_names = self._frame_tree.names
         self._external_force = ExternalForce(model, self.data, scene.objects)
         self.diverged = False
         self.reset()
