@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from conftest import RosHarness, wait_for
+from common import RosHarness, wait_for
 from grasp_monitor.app.reference import node_modules, parameters_of
 from grasp_monitor.nodes.interfaces import compare, expected, graph_endpoints
 import pytest

@@ -2,7 +2,7 @@
 
 import pkgutil
 
-from conftest import run_fresh_python
+from common import run_fresh_python
 import grasp_monitor.core
 import grasp_monitor.hardware
 import grasp_monitor.sim

@@ -13,7 +13,7 @@ from collections import Counter
 import math
 import time
 
-from conftest import (
+from common import (
     fuzz_settings, NAMESPACE, Observer, publish_until, ScriptedHand, start_monitor_and_metrics,
     status_values, wait_for)
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue

@@ -7,7 +7,7 @@ refused with a reason, the node's values must stay as they were, and the node mu
 answering and publishing.
 """
 
-from conftest import fuzz_settings, wait_for
+from common import fuzz_settings, wait_for
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.grasp_controller import GraspControllerNode

@@ -17,7 +17,7 @@ and such a refused one leaves the command in force; the rest apply as any other.
 from collections import Counter
 import math
 
-from conftest import fuzz_settings, NAMESPACE, Observer, publish_until, status_values, wait_for
+from common import fuzz_settings, NAMESPACE, Observer, publish_until, status_values, wait_for
 from grasp_monitor.core.servo import COMMAND_LIMIT
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes import conversions

@@ -1,19 +1,19 @@
 """The fuzz tests' examples are the same whatever the tests before them imported.
 
 Hypothesis draws constants from the source of imported modules that are not installed;
-conftest turns that off, so a fuzz test draws the same examples in any order, from the
+common.py turns that off, so a fuzz test draws the same examples in any order, from the
 source tree or installed. Checked in a fresh interpreter: examples drawn, a module of ours
 full of constants imported, the same examples drawn again.
 """
 
 from pathlib import Path
 
-from conftest import run_fresh_python
+from common import run_fresh_python
 
 DRAW = """
 import sys
 sys.path[:0] = [{test_dir!r}, {module_dir!r}]
-from conftest import fuzz_settings
+from common import fuzz_settings
 from hypothesis import given, strategies as st
 
 

@@ -11,7 +11,7 @@ being read.
 from collections import Counter
 import math
 
-from conftest import (
+from common import (
     fuzz_settings, NAMESPACE, Observer, publish_until, start_monitor_and_metrics, status_values,
     wait_for)
 from grasp_monitor.nodes import conversions

@@ -11,7 +11,7 @@ import math
 import os
 import subprocess
 
-from conftest import fuzz_settings, NAMESPACE
+from common import fuzz_settings, NAMESPACE
 from grasp_monitor.app.reference import NODES
 from grasp_monitor.nodes import node_command
 from hypothesis import given, strategies as st

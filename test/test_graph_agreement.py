@@ -11,7 +11,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
+import common  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
 import pytest
 from test_cli_run import run_cli
 from test_graph_demo import run_demo

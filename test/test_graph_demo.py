@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
+import common  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
 from grasp_monitor.app.scenario_config import default_params_file
 import pytest
 import yaml

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import time
 
-from conftest import NAMESPACE, publish_until, RosHarness, status_values, wait_for
+from common import NAMESPACE, publish_until, RosHarness, status_values, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.monitor import EventLog

@@ -15,7 +15,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-import conftest  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
+import common  # noqa: F401  (its own ROS_DOMAIN_ID and localhost discovery, inherited)
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.recording import read_messages
 import pytest

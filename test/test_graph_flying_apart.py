@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.app.scenario_config import default_params_file, offline_run, ScenarioConfig
 from grasp_monitor.nodes import node_command

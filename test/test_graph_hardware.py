@@ -32,7 +32,7 @@ import math
 import time
 
 from builtin_interfaces.msg import Time
-from conftest import Observer, status_values, wait_for
+from common import Observer, status_values, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.app.hardware_eval.family import make_family
 from grasp_monitor.app.hardware_eval.trial import (

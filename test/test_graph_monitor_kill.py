@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from conftest import NAMESPACE, ScriptedHand, wait_for
+from common import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.core.monitor import EventLog
 from grasp_monitor.nodes.qos import EVENTS_QOS

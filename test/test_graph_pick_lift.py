@@ -5,7 +5,7 @@ import os
 import signal
 import subprocess
 
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.monitor import EventLog

@@ -4,7 +4,7 @@ import os
 import signal
 import subprocess
 
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.nodes import node_command
@@ -38,7 +38,7 @@ def node_process(module, log, **params):
     """Start a node in the test's namespace, with the test's own clock topic.
 
     /clock is a global name: a suite running beside this one on the same domain id
-    (conftest draws it from 100) would otherwise drive these nodes' time.
+    (common.py draws it from 100) would otherwise drive these nodes' time.
     """
     args = node_command(module, params, namespace=NAMESPACE, remaps={'/clock': CLOCK})
     return subprocess.Popen(args, env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT)

@@ -10,7 +10,7 @@ import os
 import signal
 import subprocess
 
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.app.demo.plan import GraphPlan
 from grasp_monitor.app.rviz_check import check_rviz_config, check_table

@@ -9,7 +9,7 @@ import asyncio
 import math
 import time
 
-from conftest import run_fresh_python
+from common import run_fresh_python
 from grasp_monitor.core.errors import CommandError, ConfigError, GraspMonitorError, HardwareError
 from grasp_monitor.core.servo import ServoCommand, ServoObservation
 from grasp_monitor.core.servo.backend import ServoBackend

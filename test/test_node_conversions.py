@@ -1,6 +1,6 @@
 """Conversions between messages and core values round-trip exactly."""
 
-from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.errors import CommandError, InputError
 from grasp_monitor.core.servo import ServoConfig
 from grasp_monitor.core.values import BodyArrays
 from grasp_monitor.nodes import conversions
@@ -36,8 +36,8 @@ def test_a_cloud_with_slip_has_vx_vy_vz_after_the_forces_and_reads_the_same_forc
     without = conversions.tactile_cloud_to_msg(positions, forces, 'finger_left', 1.25)
     assert conversions.tactile_slip_from_msg(without) is None
     msg.fields = msg.fields[:7]  # neither layout
-    with pytest.raises(CommandError, match='or with vx vy vz after them in 36, got x y z fx '
-                                           'fy fz vx in 36'):
+    with pytest.raises(InputError, match='or with vx vy vz after them in 36, got x y z fx '
+                                         'fy fz vx in 36'):
         conversions.tactile_slip_from_msg(msg)
 
 
@@ -50,7 +50,7 @@ def test_scalar_touch_values_publish_as_fz():
 def test_a_cloud_with_another_layout_is_refused():
     msg = conversions.tactile_cloud_to_msg(np.zeros((2, 3)), np.zeros((2, 3)), 'pad', 0.0)
     msg.fields = msg.fields[:3]
-    with pytest.raises(CommandError, match='tactile cloud must have float32 fields x y z fx'):
+    with pytest.raises(InputError, match='tactile cloud must have float32 fields x y z fx'):
         conversions.tactile_cloud_from_msg(msg)
 
 
@@ -102,7 +102,7 @@ def test_contacts_cloud_round_trips_at_full_precision():
 
 def test_a_contacts_cloud_with_another_layout_is_refused():
     msg = conversions.tactile_cloud_to_msg(np.zeros((1, 3)), np.zeros((1, 3)), 'pad', 0.0)
-    with pytest.raises(CommandError, match='contacts cloud must have fields x y z nx ny nz'):
+    with pytest.raises(InputError, match='contacts cloud must have fields x y z nx ny nz'):
         conversions.pad_contacts_from_msg(msg)
 
 

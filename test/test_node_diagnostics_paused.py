@@ -1,6 +1,6 @@
 """Diagnostics on wall time: a paused simulator's consumers go on reporting, and say STALE."""
 
-from conftest import Observer, wait_for
+from common import Observer, wait_for
 from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.nodes.grasp_metrics import GraspMetricsNode
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode

@@ -3,7 +3,7 @@
 import math
 import time
 
-from conftest import NAMESPACE, ScriptedHand, wait_for
+from common import NAMESPACE, ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.quality import EpsilonConfig, grasp_quality

@@ -3,7 +3,7 @@
 import json
 import time
 
-from conftest import ScriptedHand, wait_for
+from common import ScriptedHand, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.monitor import EventLog
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode

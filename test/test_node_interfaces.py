@@ -4,7 +4,7 @@ The README's topic and service tables are printed from the same declarations
 (``INTERFACES``), so this test keeps them true.
 """
 
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from grasp_monitor.app.reference import node_modules
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes import node_command

@@ -4,7 +4,7 @@ import math
 import random
 import time
 
-from conftest import wait_for
+from common import wait_for
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.nodes.grasp_controller import GraspControllerNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode

@@ -5,7 +5,7 @@ sample, so the count comes from the gaps in the publication sequence numbers
 (``nodes/inputs.py`` ``LostInputs``); every message sent is then either refused or lost.
 """
 
-from conftest import Observer, status_values, wait_for
+from common import Observer, status_values, wait_for
 from grasp_monitor.nodes.inputs import LostInputs
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.qos import sensor_qos

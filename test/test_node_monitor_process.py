@@ -3,7 +3,7 @@
 import signal
 import subprocess
 
-from conftest import NAMESPACE, Observer, wait_for
+from common import NAMESPACE, Observer, wait_for
 from grasp_monitor.nodes import node_command
 from std_srvs.srv import Trigger
 

@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 import signal
 
-from conftest import child_python, publish_until, wait_for
+from common import child_python, publish_until, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.app.reference import flatten
 from grasp_monitor.core.errors import ConfigError, HardwareError

@@ -4,7 +4,7 @@ import io
 import math
 import time
 
-from conftest import wait_for
+from common import wait_for
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.frames import FrameTree
 from grasp_monitor.core.rotations import quat_to_matrix

@@ -3,7 +3,7 @@
 A valid set of a writable parameter goes through; a refused one changes nothing.
 """
 
-from conftest import NAMESPACE
+from common import NAMESPACE
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 from grasp_monitor.nodes.replay import ReplayNode
 from grasp_monitor.recording import McapRecordingWriter

@@ -3,7 +3,7 @@
 import os
 import signal
 
-from conftest import child_python, wait_for
+from common import child_python, wait_for
 from diagnostic_msgs.msg import DiagnosticArray
 import pytest
 

@@ -7,7 +7,7 @@ import sys
 import time
 
 from builtin_interfaces.msg import Time
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.qos import EVENTS_QOS

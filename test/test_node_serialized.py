@@ -7,7 +7,7 @@ rclpy's own serialisation is the reference.
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.errors import InputError
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.conversions import serialized
 from grasp_monitor.nodes.conversions.cdr import ENCAPSULATION
@@ -112,13 +112,14 @@ def test_a_message_read_from_its_bytes_has_the_messages_fields(msg):
     assert same(fields, msg)
 
 
-def test_bytes_that_are_not_the_message_are_refused_as_a_wrong_layout():
+def test_bytes_that_are_not_the_message_are_refused_as_malformed_input():
     raw = serialize_message(Odometry(child_frame_id='object'))
-    with pytest.raises(CommandError, match='Odometry') as error:
+    with pytest.raises(InputError, match='Odometry') as error:
         read_message(raw[:40], Odometry)
-    assert error.value.kind == 'wrong_layout'
-    with pytest.raises(CommandError, match='little-endian'):
+    assert error.value.kind == 'malformed'
+    with pytest.raises(InputError, match='little-endian') as error:
         read_message(b'\x00\x00' + raw[2:], Odometry)
+    assert error.value.kind == 'malformed'
 
 
 def test_the_monitor_and_the_metrics_read_the_simulators_bytes_as_its_messages():

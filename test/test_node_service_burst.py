@@ -1,6 +1,6 @@
 """A burst of concurrent service calls: every request gets its answer (none silently dropped)."""
 
-from conftest import wait_for
+from common import wait_for
 from grasp_monitor.nodes.grasp_monitor import GraspMonitorNode
 from rclpy.parameter import Parameter
 from std_srvs.srv import Trigger

@@ -9,7 +9,7 @@ pick_lift, and a revolute servo (rad) without gravity on the double.
 
 import math
 
-from conftest import wait_for
+from common import wait_for
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode

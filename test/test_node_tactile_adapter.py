@@ -1,6 +1,6 @@
 """The tactile_adapter node over real rclpy and DDS: driver arrays in, tactile clouds out."""
 
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions

@@ -5,7 +5,7 @@ import signal
 import subprocess
 import sys
 
-from conftest import NAMESPACE, wait_for
+from common import NAMESPACE, wait_for
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode

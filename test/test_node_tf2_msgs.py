@@ -6,7 +6,7 @@ the topic.
 """
 
 from builtin_interfaces.msg import Time
-from conftest import publish_until, wait_for
+from common import publish_until, wait_for
 from geometry_msgs.msg import Quaternion, Transform, TransformStamped, Vector3
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage

@@ -29,7 +29,6 @@ NO_CONTACT = (False, False, False)
 PALM_ONLY = (True, False, False)
 ONE_FINGER = (False, True, False)
 TWO_FINGERS = (False, True, True)
-ALL_BODIES = (True, True, True)
 #: Distances of the bodies from the base while nothing flies apart, m.
 NEAR_BASE_M = (0.0, 0.05, 0.05)
 #: A speed well above the 0.01 m/s still threshold, m/s.

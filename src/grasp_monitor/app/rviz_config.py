@@ -11,7 +11,6 @@ robot_state_publisher's).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from grasp_monitor.app.scene_view import SceneView
@@ -160,8 +159,3 @@ def displays(config: dict[str, Any]) -> list[dict[str, Any]]:
                       'reliable': topic['Reliability Policy'] == 'Reliable',
                       'latched': topic['Durability Policy'] == 'Transient Local'})
     return found
-
-
-def default_path(scenario: str) -> Path:
-    """Return ``config/rviz/<scenario>.rviz`` of the source tree."""
-    return Path(__file__).resolve().parents[3] / 'config' / 'rviz' / f'{scenario}.rviz'

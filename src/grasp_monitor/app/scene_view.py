@@ -88,7 +88,6 @@ class SceneView:
         scenario: its name.
         pads: the tactile pads (none when ``tactile`` is off).
         objects: the grasped objects (``ground_truth/<object>``).
-        event_object: the monitor's object: where its events are written.
         camera: the camera framing the robot and the objects.
         low, high: (3,) their bounding box at the start, world, m.
         pad_specs: the pads as ``tactile_sensor`` builds them (for the snapshot).
@@ -97,7 +96,6 @@ class SceneView:
     scenario: str
     pads: tuple[PadView, ...]
     objects: tuple[str, ...]
-    event_object: str
     camera: Camera
     low: tuple[float, ...]
     high: tuple[float, ...]
@@ -139,10 +137,8 @@ class SceneView:
                 channel, sign = _inward_axis(model, data, body, others)
                 pads.append(PadView(name, body, channel, sign,
                                     float(tactile['markers_full_scale']), float(spacing_m)))
-        monitor = config.node('grasp_monitor')
         sim.close()
-        return cls(config.scenario, tuple(pads), tuple(scene.objects),
-                   monitor['object'] or '', Camera.framing(low, high),
+        return cls(config.scenario, tuple(pads), tuple(scene.objects), Camera.framing(low, high),
                    tuple(float(v) for v in low), tuple(float(v) for v in high), specs)
 
     @classmethod

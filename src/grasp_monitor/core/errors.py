@@ -22,6 +22,19 @@ class CommandError(GraspMonitorError, ValueError):
         self.kind = kind
 
 
+class InputError(GraspMonitorError, ValueError):
+    """An input message (a sensor reading: its fields, its bytes) is refused; the message says why.
+
+    Attributes:
+        kind: a short category for counters ('wrong_layout', 'wrong_length', 'not_finite',
+            'malformed', ...).
+    """
+
+    def __init__(self, message: str, kind: str = 'invalid') -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 class SimulationError(GraspMonitorError, RuntimeError):
     """The simulation diverged or cannot go on."""
 

@@ -17,8 +17,6 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.servo import ServoCommand
 import numpy as np
 
-PHASES = ('approach', 'close', 'lift', 'hold')
-
 
 @dataclass(frozen=True)
 class PickLiftScript:

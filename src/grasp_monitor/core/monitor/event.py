@@ -33,7 +33,6 @@ class MonitorEvent(abc.ABC):
         stop_kind: record kind when it stops the trial without firing ('' if never).
         fired: it fired in this trial.
         fired_time_s: trial time it fired, s (NaN before).
-        fired_step: step it fired on (-1 before).
         details: facts about the firing (or the stop), for the event record.
     """
 
@@ -49,7 +48,6 @@ class MonitorEvent(abc.ABC):
         """Forget everything, for a new trial."""
         self.fired = False
         self.fired_time_s = math.nan
-        self.fired_step = -1
         self.details: dict[str, DetailValue] = {}
 
     def resume(self, state: TrialState) -> None:
@@ -62,5 +60,4 @@ class MonitorEvent(abc.ABC):
     def _fire(self, state: TrialState, **details: DetailValue) -> None:
         self.fired = True
         self.fired_time_s = state.trial_time_s
-        self.fired_step = state.step
         self.details = dict(details)

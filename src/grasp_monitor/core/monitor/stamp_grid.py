@@ -166,11 +166,6 @@ class StampGrid:
             stamps.insert(at, stamp_s)
             values.insert(at, value)
 
-    @property
-    def spoke(self) -> bool:
-        """Whether any input has had a reading."""
-        return max(self._epoch) >= 0
-
     def silent(self) -> tuple[int, ...]:
         """Return the inputs that have had no reading yet, by index."""
         return tuple(i for i, epoch in enumerate(self._epoch) if epoch < 0)

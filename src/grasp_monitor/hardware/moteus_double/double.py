@@ -127,7 +127,6 @@ class TransportDouble(moteus.TransportDevice):
         self.received: deque[ReceivedFrame] = deque(maxlen=max_records)
         self.frame_count = 0
         self.write_frame_count = 0
-        self.reply_count = 0
         self.closed = False
 
     # --- what the moteus library calls -------------------------------------------------
@@ -208,7 +207,6 @@ class TransportDouble(moteus.TransportDevice):
             data = pad_to_can_fd(encode_reply(
                 [(s.register, s.resolution, self._read(slot, s.register))
                  for s in record.reads]))
-            self.reply_count += 1
         reply_id = (prefix << 16) | (destination << 8) | source
         return [moteus.Frame(arbitration_id=reply_id, data=data, dlc=len(data),
                              is_extended_id=reply_id > 0x7ff, is_fd=True,

@@ -12,7 +12,7 @@ import importlib
 import struct
 from typing import Any
 
-from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.errors import InputError
 from grasp_monitor.nodes.conversions.cdr import ENCAPSULATION, struct_code
 import numpy as np
 from rosidl_parser.definition import (
@@ -151,7 +151,7 @@ class Reader:
         msg_type: the message class, e.g. ``nav_msgs.msg.Odometry``.
 
     Raises (on call):
-        CommandError: the bytes are not a message of this type ('wrong_layout').
+        InputError: the bytes are not a message of this type ('malformed').
     """
 
     def __init__(self, msg_type: type) -> None:
@@ -161,16 +161,16 @@ class Reader:
     def __call__(self, raw: bytes) -> Fields:
         """Return the message in ``raw`` (serialised, as a raw subscription takes it)."""
         if raw[:2] != ENCAPSULATION[:2]:
-            raise CommandError(f'a {self.msg_type.__name__} must be little-endian CDR, got '
-                               f'encapsulation {raw[:2].hex()}', 'wrong_layout')
+            raise InputError(f'a {self.msg_type.__name__} must be little-endian CDR, got '
+                             f'encapsulation {raw[:2].hex()}', 'malformed')
         try:
             fields, end = _read(self.plan, raw, _ORIGIN)
         except (struct.error, UnicodeDecodeError, ValueError) as error:
-            raise CommandError(f'not a {self.msg_type.__name__}: {error}',
-                               'wrong_layout') from None
+            raise InputError(f'not a {self.msg_type.__name__}: {error}',
+                             'malformed') from None
         if end > len(raw):
-            raise CommandError(f'a {self.msg_type.__name__} of {len(raw)} bytes needs {end}',
-                               'wrong_layout')
+            raise InputError(f'a {self.msg_type.__name__} of {len(raw)} bytes needs {end}',
+                             'malformed')
         return fields
 
 

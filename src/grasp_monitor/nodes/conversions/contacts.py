@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from geometry_msgs.msg import Point
-from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.errors import InputError
 from grasp_monitor.core.pad_contacts import PadContacts
 from grasp_monitor.nodes.conversions.clock import time_from_msg, time_to_msg
 import numpy as np
@@ -90,28 +90,28 @@ def pad_contacts_from_msg(msg: PointCloud2) -> PadContacts:
     """Read a contacts PointCloud2 back.
 
     Raises:
-        CommandError: not the ``CONTACT_FIELDS`` layout, or non-finite values.
+        InputError: not the ``CONTACT_FIELDS`` layout, or non-finite values.
     """
     layout = [(f.name, f.offset, f.datatype) for f in msg.fields]
     expected = [(name, _CONTACT_DTYPE.fields[name][1],
                  PointField.FLOAT64 if i < 9 else PointField.INT32)
                 for i, name in enumerate(CONTACT_FIELDS)]
     if layout != expected or msg.point_step != _CONTACT_DTYPE.itemsize or msg.is_bigendian:
-        raise CommandError(
+        raise InputError(
             f'contacts cloud must have fields {" ".join(CONTACT_FIELDS)} (float64, then '
             f'int32) packed in {_CONTACT_DTYPE.itemsize} bytes, got '
             f'{" ".join(name for name, _, _ in layout)} in {msg.point_step}', 'wrong_layout')
     count = msg.width * msg.height
     if len(msg.data) != _CONTACT_DTYPE.itemsize * count:
-        raise CommandError(f'contacts cloud holds {len(msg.data)} bytes for {count} points',
-                           'wrong_length')
+        raise InputError(f'contacts cloud holds {len(msg.data)} bytes for {count} points',
+                         'wrong_length')
     data = bytes(msg.data)
     points = np.frombuffer(data, dtype=_CONTACT_DTYPE)
     # the nine float64 fields lead each point: one view instead of nine columns
     values = np.frombuffer(data, '<f8').reshape(count, _CONTACT_DTYPE.itemsize // 8)[:, :9]
     if not np.isfinite(values).all():
-        raise CommandError(f'contacts cloud holds {np.count_nonzero(~np.isfinite(values))} '
-                           'non-finite values', 'not_finite')
+        raise InputError(f'contacts cloud holds {np.count_nonzero(~np.isfinite(values))} '
+                         'non-finite values', 'not_finite')
     return PadContacts(values[:, 0:3], values[:, 3:6], values[:, 6:9], points['body1'],
                        points['body2'], time_from_msg(msg.header.stamp))
 

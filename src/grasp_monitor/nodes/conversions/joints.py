@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.errors import CommandError, InputError
 from grasp_monitor.core.servo import COMMAND_FIELDS, ServoCommand, ServoConfig
 from grasp_monitor.core.values import JointStates
 from grasp_monitor.nodes.conversions.clock import time_from_msg, time_to_msg
@@ -42,21 +42,21 @@ def joint_velocities_from_msg(msg: JointState) -> tuple[list[str], np.ndarray, f
     is a joint whose position is not known.
 
     Raises:
-        CommandError: not one velocity (or position) per name ('wrong_length'), or a
+        InputError: not one velocity (or position) per name ('wrong_length'), or a
             velocity is NaN or infinite, or a position infinite ('not_finite').
     """
     velocity = np.asarray(msg.velocity, float)
     if velocity.size != len(msg.name):
-        raise CommandError(f'joint_states has {velocity.size} velocities for '
-                           f'{len(msg.name)} names', 'wrong_length')
+        raise InputError(f'joint_states has {velocity.size} velocities for '
+                         f'{len(msg.name)} names', 'wrong_length')
     if not np.isfinite(velocity).all():
-        raise CommandError('joint_states holds a NaN or infinite velocity', 'not_finite')
+        raise InputError('joint_states holds a NaN or infinite velocity', 'not_finite')
     position = np.asarray(msg.position, float)
     if position.size and position.size != len(msg.name):
-        raise CommandError(f'joint_states has {position.size} positions for '
-                           f'{len(msg.name)} names', 'wrong_length')
+        raise InputError(f'joint_states has {position.size} positions for '
+                         f'{len(msg.name)} names', 'wrong_length')
     if np.isinf(position).any():
-        raise CommandError('joint_states holds an infinite position', 'not_finite')
+        raise InputError('joint_states holds an infinite position', 'not_finite')
     return (list(msg.name), velocity, time_from_msg(msg.header.stamp),
             position if position.size else None)
 

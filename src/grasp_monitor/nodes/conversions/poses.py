@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from geometry_msgs.msg import TransformStamped
-from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.errors import InputError
 from grasp_monitor.core.frames import FrameTransforms
 from grasp_monitor.core.rotations import rotate
 from grasp_monitor.core.values import BodyArrays, BodyState
@@ -39,7 +39,7 @@ def frame_transforms_from_msg(msg: TFMessage) -> FrameTransforms:
     """Read a tf2_msgs/TFMessage; the batch's stamp is its newest transform's.
 
     Raises:
-        CommandError: a value is NaN or infinite ('not_finite'), a rotation is not a unit
+        InputError: a value is NaN or infinite ('not_finite'), a rotation is not a unit
             quaternion ('out_of_range'), or a frame id is empty ('wrong_layout').
     """
     parents, children, values = [], [], []
@@ -47,20 +47,20 @@ def frame_transforms_from_msg(msg: TFMessage) -> FrameTransforms:
     for t in msg.transforms:
         v, r = t.transform.translation, t.transform.rotation
         if not t.header.frame_id or not t.child_frame_id:
-            raise CommandError(f'transform {t.header.frame_id!r} -> {t.child_frame_id!r} '
-                               'names no frame', 'wrong_layout')
+            raise InputError(f'transform {t.header.frame_id!r} -> {t.child_frame_id!r} '
+                             'names no frame', 'wrong_layout')
         parents.append(t.header.frame_id)
         children.append(t.child_frame_id)
         values.append((v.x, v.y, v.z, r.w, r.x, r.y, r.z))
         stamp_s = max(stamp_s, time_from_msg(t.header.stamp))
     table = np.array(values, float).reshape(-1, 7)
     if not np.isfinite(table).all():
-        raise CommandError(f'a transform of {children} holds NaN or inf', 'not_finite')
+        raise InputError(f'a transform of {children} holds NaN or inf', 'not_finite')
     norm = np.linalg.norm(table[:, 3:], axis=1)
     bad = np.flatnonzero(np.abs(norm - 1.0) > UNIT_QUATERNION_TOLERANCE)
     if bad.size:
-        raise CommandError(f'rotation of {children[bad[0]]!r}: {table[bad[0], 3:].tolist()} '
-                           '(w x y z) is not a unit quaternion', 'out_of_range')
+        raise InputError(f'rotation of {children[bad[0]]!r}: {table[bad[0], 3:].tolist()} '
+                         '(w x y z) is not a unit quaternion', 'out_of_range')
     return FrameTransforms(parents, children, table[:, :3], table[:, 3:] / norm[:, None],
                            stamp_s if table.size else 0.0)
 
@@ -90,7 +90,7 @@ def body_state_from_odometry(msg: Odometry) -> BodyState:
     """Convert nav_msgs/Odometry (child-frame twist) to BodyState (world twist).
 
     Raises:
-        CommandError: a pose or twist value is NaN or infinite ('not_finite'), or the
+        InputError: a pose or twist value is NaN or infinite ('not_finite'), or the
             orientation is not a unit quaternion ('out_of_range').
     """
     p = msg.pose.pose.position
@@ -101,11 +101,11 @@ def body_state_from_odometry(msg: Odometry) -> BodyState:
     # most of the cost at this size
     values = (p.x, p.y, p.z, o.w, o.x, o.y, o.z, lin.x, lin.y, lin.z, ang.x, ang.y, ang.z)
     if not all(map(math.isfinite, values)):
-        raise CommandError(f'odometry of {msg.child_frame_id!r} holds NaN or inf', 'not_finite')
+        raise InputError(f'odometry of {msg.child_frame_id!r} holds NaN or inf', 'not_finite')
     quaternion = np.array(values[3:7])
     if abs(math.sqrt(math.fsum(v * v for v in values[3:7])) - 1.0) > UNIT_QUATERNION_TOLERANCE:
-        raise CommandError(f'odometry of {msg.child_frame_id!r}: orientation '
-                           f'{quaternion.tolist()} is not a unit quaternion', 'out_of_range')
+        raise InputError(f'odometry of {msg.child_frame_id!r}: orientation '
+                         f'{quaternion.tolist()} is not a unit quaternion', 'out_of_range')
     return BodyState(
         msg.child_frame_id, values[:3], quaternion,
         rotate(quaternion, values[7:10]), rotate(quaternion, values[10:13]),

@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from geometry_msgs.msg import Point
-from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.errors import InputError
 from grasp_monitor.nodes.conversions.clock import time_from_msg, time_to_msg
 import numpy as np
 from sensor_msgs.msg import PointCloud2, PointField
@@ -132,7 +132,7 @@ def tactile_cloud_from_msg(msg: PointCloud2) -> tuple[np.ndarray, np.ndarray, fl
     ``tactile_slip_from_msg`` reads its slip, ``tactile_reading_from_msg`` both at once.
 
     Raises:
-        CommandError: the cloud does not have the float32 x y z fx fy fz [vx vy vz]
+        InputError: the cloud does not have the float32 x y z fx fy fz [vx vy vz]
             layout, or holds NaN or infinite values.
     """
     return tactile_reading_from_msg(msg)[:3]
@@ -142,7 +142,7 @@ def tactile_slip_from_msg(msg: PointCloud2) -> np.ndarray | None:
     """Return a tactile cloud's slip (N, 3) m/s in the pad frame (None: the cloud has none).
 
     Raises:
-        CommandError: as ``tactile_cloud_from_msg``.
+        InputError: as ``tactile_cloud_from_msg``.
     """
     return tactile_reading_from_msg(msg)[3]
 
@@ -155,7 +155,7 @@ def tactile_reading_from_msg(
     The first three as ``tactile_cloud_from_msg`` returns them.
 
     Raises:
-        CommandError: as ``tactile_cloud_from_msg``.
+        InputError: as ``tactile_cloud_from_msg``.
     """
     points = _points(msg)
     slip = points[:, 6:9] if points.shape[1] == 9 else None
@@ -171,16 +171,16 @@ def _points(msg: PointCloud2) -> np.ndarray:
             f.datatype != PointField.FLOAT32 or f.offset != 4 * i
             for i, f in enumerate(msg.fields)) or msg.point_step != 4 * width \
             or msg.is_bigendian:
-        raise CommandError(
+        raise InputError(
             f'tactile cloud must have float32 fields {" ".join(TACTILE_FIELDS)} packed in '
             f'24 bytes, or with {" ".join(SLIP_FIELDS)} after them in 36, got '
             f'{" ".join(names)} in {msg.point_step}', 'wrong_layout')
     count = msg.width * msg.height
     if len(msg.data) != 4 * width * count:
-        raise CommandError(f'tactile cloud holds {len(msg.data)} bytes for {count} points',
-                           'wrong_length')
+        raise InputError(f'tactile cloud holds {len(msg.data)} bytes for {count} points',
+                         'wrong_length')
     points = np.frombuffer(bytes(msg.data), dtype='<f4').reshape(count, width).astype(float)
     if not np.isfinite(points).all():
-        raise CommandError(f'tactile cloud holds {np.count_nonzero(~np.isfinite(points))} '
-                           'non-finite values', 'not_finite')
+        raise InputError(f'tactile cloud holds {np.count_nonzero(~np.isfinite(points))} '
+                         'non-finite values', 'not_finite')
     return points

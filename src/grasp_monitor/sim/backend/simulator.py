@@ -72,9 +72,9 @@ class Simulator(ServoBackend):
         self.tracked_bodies = tracked
         self._tracked_ids = resolve_ids(model, mujoco.mjtObj.mjOBJ_BODY, tracked, 'body')
         self._pad_ids = resolve_ids(model, mujoco.mjtObj.mjOBJ_BODY, scene.pads, 'body')
-        self._robot_ids = resolve_ids(
-            model, mujoco.mjtObj.mjOBJ_BODY, scene.robot_bodies, 'body')
-        self._base_id = int(resolve_body(model, scene.base_body))
+        # Not tracked here, but a scene naming a body its model lacks fails now, as above.
+        resolve_ids(model, mujoco.mjtObj.mjOBJ_BODY, scene.robot_bodies, 'body')
+        resolve_body(model, scene.base_body)
         self.servos = ServoBank(ServoConfig(
             scene.joints, scene.kp, scene.kd, scene.maximum_torque,
             command_timeout_s=command_timeout_s, watchdog_action=watchdog_action,
@@ -90,7 +90,6 @@ class Simulator(ServoBackend):
         self._state_count = 0
         self._contacts_of: tuple[tuple[int, float], Contacts] | None = None
         self._frame_tree = FrameTree(model)
-        self.frame_names = self._frame_tree.names
         self._external_force = ExternalForce(model, self.data, scene.objects)
         self.diverged = False
         self.reset()
@@ -257,12 +256,8 @@ class Simulator(ServoBackend):
 
     # -- external force test ----------------------------------------------------------
     def set_external_force(self, body: str, force_in_world: np.ndarray) -> None:
-        """Apply a force (N, world frame) at the COM of ``body`` until cleared."""
+        """Apply a force (N, world frame) at the COM of ``body`` until the next reset or force."""
         self._external_force.set_force(body, force_in_world)
-
-    def clear_external_force(self) -> None:
-        """Remove the external force, if any."""
-        self._external_force.clear_force()
 
     def start_force_test(self, test: ExternalForceTest, body: str = '') -> None:
         """Pull on ``body`` (default: the first object) with ``test``'s force from now on."""
@@ -339,11 +334,6 @@ class Simulator(ServoBackend):
     def body_mass_kg(self, body: str) -> float:
         """Mass of one body, kg."""
         return float(self.model.body_mass[resolve_body(self.model, body)])
-
-    def robot_distances_m(self) -> np.ndarray:
-        """Distance of each robot body from the base body, m (NaN where the state is NaN)."""
-        base = self.data.xpos[self._base_id]
-        return np.linalg.norm(self.data.xpos[self._robot_ids] - base, axis=1)
 
     def status(self) -> tuple[str, str, dict[str, str]]:
         """Return (level, message, values) for diagnostics: time, watchdog, servo telemetry."""

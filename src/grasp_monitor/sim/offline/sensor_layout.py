@@ -192,10 +192,6 @@ class SensorLayout:
         """Return one row's ground truth of ``body``."""
         return BodyState(body, *(values[c] for c in self.truth[body]))
 
-    def object_slots(self, rows: np.ndarray, pad: int) -> np.ndarray:
-        """Return (R, slots, 13) the object contact sensor slots of pad ``pad`` in ``rows``."""
-        return rows[:, self.object_columns[pad]].reshape(rows.shape[0], -1, SLOT_WIDTH)
-
     def strongest_object_contacts(self, rows: np.ndarray) -> np.ndarray:
         """Return (R, pads) each pad's strongest contact force with the object, N."""
         # The pads' object sensors come one after the other: (R, pads, slots, 13) at once.

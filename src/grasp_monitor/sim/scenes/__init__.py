@@ -28,11 +28,6 @@ def _module(name: str) -> Any:
     return importlib.import_module(_MODULES[name])
 
 
-def default_settings(name: str) -> SimSettings:
-    """Return the physics settings a scenario uses unless told otherwise."""
-    return _module(name).DEFAULT_SETTINGS
-
-
 def build_scene(
     name: str,
     settings: Mapping[str, Any] | None = None,

@@ -58,10 +58,6 @@ class ArmDrive:
             list(arm.maximum_torque_nm) + [force, force],
         ])
 
-    def arm_feedforward_nm(self, time_s: float) -> np.ndarray:
-        """Return the arm's feedforward torque (6,) at ``time_s``, N·m."""
-        return self._feedforward(*self.trajectory.state(time_s))
-
     def _feedforward(self, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray) -> np.ndarray:
         if self.feedforward == 'none':
             return np.zeros(6)

@@ -168,10 +168,6 @@ class ArmTrajectory:
         """Return dq_des/dt (6,) at ``time_s``, rad/s."""
         return self.state(time_s)[1]
 
-    def acceleration_rad_s2(self, time_s: float) -> np.ndarray:
-        """Return d²q_des/dt² (6,) at ``time_s``, rad/s²."""
-        return self.state(time_s)[2]
-
 
 #: The benchmark's table (REFERENCE.md section 4).
 BENCHMARK_TRAJECTORY = ArmTrajectory(

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import threading
 
-from conftest import wait_for
+from common import wait_for
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.recording import (
     cdr_stamp_ns, field_types, HoldingWriter, McapRecordingWriter, message_counts,
