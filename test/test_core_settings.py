@@ -7,6 +7,7 @@ from grasp_monitor.core.monitor import MonitorConfig
 from grasp_monitor.core.monitor.settings import INPUT_SETTINGS, MONITOR_SETTINGS, SETTINGS
 from grasp_monitor.core.servo import ServoConfig
 from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
+from grasp_monitor.core.setting_values import field_name
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
 import pytest
@@ -49,7 +50,8 @@ def test_per_item_is_the_same_setting_as_an_array():
 
 def test_the_monitor_config_defaults_are_the_table_defaults():
     config = MonitorConfig(sensor_period_s=0.01)
-    for setting, field in SETTINGS:
+    for setting in SETTINGS:
+        field = field_name(setting)  # the one rule: the setting's name, dots as _
         expected = setting.default
         if setting.name == 'grasp_dwell':
             expected = 10 * config.sensor_period_s  # 0: ten sample periods
@@ -61,8 +63,8 @@ def test_the_monitor_config_defaults_are_the_table_defaults():
 def test_the_inputs_config_defaults_are_the_table_defaults():
     from grasp_monitor.core.monitor import InputsConfig
     config = InputsConfig(('left',))
-    for setting, field in INPUT_SETTINGS:
-        assert getattr(config, field) == setting.default, field
+    for setting in INPUT_SETTINGS:
+        assert getattr(config, field_name(setting)) == setting.default, setting.name
 
 
 def test_every_servo_bank_has_the_one_watchdog_default():

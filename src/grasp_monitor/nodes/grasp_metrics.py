@@ -79,22 +79,22 @@ class GraspMetricsNode(Node):
         # up for seconds and be lost (the demo's criteria came from the wrong samples)
         compile_kernel(self.config.epsilon)
         self.metrics = TrialMetrics(self.config)
-        self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
+        self.contacts = ObjectContacts(p.object, p.pads) if p.contacts else None
         self.feed = MetricsFeed(self.metrics, self.contacts,
-                                (p['energy_warn'], p['energy_threshold']))
+                                (p.energy_warn, p.energy_threshold))
         self.refused: Counter[str] = Counter()
-        topics = tuple(p['contacts'] if name == 'contacts' else name if '/' in name
+        topics = tuple(p.contacts if name == 'contacts' else name if '/' in name
                        else f'ground_truth/{name}' for name in self.feed.names)
         log_refused_stamps(self, self.feed.grid, topics)
         follow_sources(self, self.feed.grid, topics)
         # each input is due at least once a sample; silent 10 samples (>= 0.5 s): STALE
-        inputs = [f'ground_truth/{body}' for body in (p['object'], *p['pads'])] + (
-            [p['contacts']] if self.contacts is not None
-            else [f'tactile/{pad}' for pad in p['pads']])
-        self.contacts_topic = p['contacts']
-        self.streams = StreamWatch(dict.fromkeys(inputs, 1.0 / p['rate']))
+        inputs = [f'ground_truth/{body}' for body in (p.object, *p.pads)] + (
+            [p.contacts] if self.contacts is not None
+            else [f'tactile/{pad}' for pad in p.pads])
+        self.contacts_topic = p.contacts
+        self.streams = StreamWatch(dict.fromkeys(inputs, 1.0 / p.rate))
         group = MutuallyExclusiveCallbackGroup()
-        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        qos = sensor_qos(p.qos_best_effort, p.qos_depth)
         # Energies come in bursts when the metrics catch up: deep enough for a recorder.
         self.energy_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/energy',
                                                 sensor_qos(False, 1000))
@@ -102,11 +102,11 @@ class GraspMetricsNode(Node):
                                                  sensor_qos(False, 1000))
         self.reward_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/reward', 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        for body in (p['object'], *p['pads']):
+        for body in (p.object, *p.pads):
             subscribe(self, Odometry, f'ground_truth/{body}',
                       lambda m, b=body: self._on_body(b, m), qos,
                       callback_group=group, raw=True)
-        subscribe_pads(self, self.refused, p['contacts'], self.contacts, p['pads'], qos, group,
+        subscribe_pads(self, self.refused, p.contacts, self.contacts, p.pads, qos, group,
                        self._contacts_in, self._on_pad)
         subscribe(self, DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                   EVENTS_QOS, callback_group=group)

@@ -98,14 +98,14 @@ class GraspMonitorNode(Node):
         super().__init__('grasp_monitor', **kwargs)
         p = declare(self, PARAMETERS)
         self.inputs = MonitorInputs(inputs_config(p))
-        self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
-        self.topics = {pad: f'tactile/{pad}' for pad in p['pads']} | {
-            'contacts': p['contacts'], 'object': f'ground_truth/{p["object"]}',
+        self.contacts = ObjectContacts(p.object, p.pads) if p.contacts else None
+        self.topics = {pad: f'tactile/{pad}' for pad in p.pads} | {
+            'contacts': p.contacts, 'object': f'ground_truth/{p.object}',
             'finger_joints': 'joint_states', 'distances': '/tf'}
-        self.base_frame = p['base_frame']
+        self.base_frame = p.base_frame
         # each input is due at least once a sample; silent 10 samples (>= 0.5 s): STALE
         self.streams = StreamWatch(dict.fromkeys(
-            [self.topics[name] for name in self.inputs.names()], 1.0 / p['rate']))
+            [self.topics[name] for name in self.inputs.names()], 1.0 / p.rate))
         log_refused_stamps(self, self.inputs.grid,
                            tuple(self.topics[name] for name in self.inputs.names()))
         # /tf has many publishers by design: a new one there is no restart
@@ -113,28 +113,28 @@ class GraspMonitorNode(Node):
             self.topics[name] if name != 'distances' else '' for name in self.inputs.names()))
         self.frames = FrameTree()
         # ids go on from the log's last trial, so the log reads as one history
-        last_trial, read = EventLog.last_trial_id(p['event_log'])
+        last_trial, read = EventLog.last_trial_id(p.event_log)
         self.get_logger().info(f'{read}; the next trial is {last_trial + 1}')
         self.monitor = GraspMonitor(monitor_config(p), last_trial_id=last_trial)
-        self.log = EventLog(p['event_log'])
+        self.log = EventLog(p.event_log)
         self.trial_records: list[dict[str, str]] = []
         # where the events are written: above the object once its pose is known
-        self.event_anchor = (p['pads'][0] if p['pads'] else 'world', np.zeros(3))
+        self.event_anchor = (p.pads[0] if p.pads else 'world', np.zeros(3))
         self.refused: Counter[str] = Counter()
         group = MutuallyExclusiveCallbackGroup()  # the monitor is not thread-safe
-        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        qos = sensor_qos(p.qos_best_effort, p.qos_depth)
         self.events_pub = self.create_publisher(DiagnosticStatus, 'grasp_monitor/events',
                                                 EVENTS_QOS)
         self.markers_pub = self.create_publisher(MarkerArray, 'grasp_monitor/markers',
                                                  LATCHED_QOS)
         self.verdict_pub = self.create_publisher(DiagnosticArray, 'grasp_monitor/verdicts',
                                                  VERDICTS_QOS)
-        self.period_s = 1.0 / p['rate']
+        self.period_s = 1.0 / p.rate
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        subscribe_pads(self, self.refused, p['contacts'], self.contacts, p['pads'], qos, group,
+        subscribe_pads(self, self.refused, p.contacts, self.contacts, p.pads, qos, group,
                        self._contacts_in, self._on_pad)
-        if p['object']:
-            subscribe(self, Odometry, f'ground_truth/{p["object"]}', self._on_object,
+        if p.object:
+            subscribe(self, Odometry, f'ground_truth/{p.object}', self._on_object,
                       qos, callback_group=group, raw=True)
         subscribe(self, JointState, 'joint_states', self._on_joints, qos,
                   callback_group=group, raw=True)
@@ -144,8 +144,8 @@ class GraspMonitorNode(Node):
                           lambda m, s=topic == '/tf_static': self._on_tf(m, s),
                           tf_qos, callback_group=group)
         self.force_clients = {
-            start: self.create_client(Trigger, f'{p["simulator"]}/external_force/{start}')
-            for start in ('start', 'stop')} if p['simulator'] else {}
+            start: self.create_client(Trigger, f'{p.simulator}/external_force/{start}')
+            for start in ('start', 'stop')} if p.simulator else {}
         self.create_service(Trigger, 'grasp_monitor/start', self._on_start, callback_group=group,
                             qos_profile=SERVICE_QOS)
         self.create_service(Trigger, 'grasp_monitor/stop', self._on_stop, callback_group=group,
@@ -157,7 +157,7 @@ class GraspMonitorNode(Node):
                                 lambda q, r, name=name: self._on_enable(name, q, r),
                                 callback_group=group, qos_profile=SERVICE_QOS)
         # samples are due as inputs arrive; the timer only finds those the clock left behind
-        self.create_timer(1.0 / p['rate'], lambda: self._evaluate(self._now_s()),
+        self.create_timer(1.0 / p.rate, lambda: self._evaluate(self._now_s()),
                           callback_group=group)
         diagnostics_timer(self, self._publish_diagnostics, group)
 
@@ -241,7 +241,7 @@ class GraspMonitorNode(Node):
     def _on_tare(self, request: Trigger.Request, response: Trigger.Response):
         self.inputs.tare()
         response.success = True
-        response.message = f'taring over the next {self.inputs.config.tare_s} s of readings'
+        response.message = f'taring over the next {self.inputs.config.tare_time} s of readings'
         return response
 
     def _on_start(self, request: Trigger.Request, response: Trigger.Response):

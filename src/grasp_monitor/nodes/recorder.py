@@ -11,7 +11,7 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.inputs import resolved
 from grasp_monitor.nodes.interfaces import diagnostics, subscribes
-from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import message_class, qos_profile
 from grasp_monitor.nodes.recorder_parameters import PARAMETERS
@@ -47,13 +47,12 @@ class RecorderNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__('recorder', **kwargs)
         p = declare(self, PARAMETERS)
-        self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
-        self.selection = TopicSelection(resolved(self, p['topics']),
-                                        resolved(self, p['exclude']))
-        self.depth = p['depth']
-        path = p['path'] or datetime.datetime.now(datetime.timezone.utc).strftime(
+        self.selection = TopicSelection(resolved(self, p.topics),
+                                        resolved(self, p.exclude))
+        self.depth = p.depth
+        path = p.path or datetime.datetime.now(datetime.timezone.utc).strftime(
             'recording_%Y%m%d_%H%M%S.mcap')
-        self.writer = McapRecordingWriter(path, p['compression'])
+        self.writer = McapRecordingWriter(path, p.compression)
         self.output = HoldingWriter(self.writer, self._now_ns)
         self.skipped: dict[str, str] = {}
         self.group = MutuallyExclusiveCallbackGroup()
@@ -61,7 +60,7 @@ class RecorderNode(Node):
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         # wall-time timers: a paused simulation stops /clock, not discovery or diagnostics
         steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.create_timer(p['discovery_period'], self._discover, callback_group=self.group,
+        self.create_timer(p.discovery_period, self._discover, callback_group=self.group,
                           clock=steady)
         diagnostics_timer(self, self._publish_diagnostics, self.group)
         self.get_logger().info(f'recording to {self.writer.path}')

@@ -49,23 +49,23 @@ class ReplayNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__('replay', **kwargs)
         p = declare(self, PARAMETERS)
-        if not p['path']:
+        if not p.path:
             raise ConfigError('path must name the MCAP file to play')
         self.config = PlaybackConfig(
-            TopicSelection(resolved(self, p['topics']), resolved(self, p['exclude'])),
-            p['rate'], p['loop'], self.resolve_topic_name('/clock'),
-            int(round(1e9 / p['clock_rate']))
-            if p['clock_rate'] > 0 else 0)
-        self.exit_when_done = p['exit_when_done']
-        self.player = Player(p['path'], self.config, self._publish, self._publish_clock)
-        self.player.set_paused(p['start_paused'])
-        self._set_pause_at(p['pause_at'])
+            TopicSelection(resolved(self, p.topics), resolved(self, p.exclude)),
+            p.rate, p.loop, self.resolve_topic_name('/clock'),
+            int(round(1e9 / p.clock_rate))
+            if p.clock_rate > 0 else 0)
+        self.exit_when_done = p.exit_when_done
+        self.player = Player(p.path, self.config, self._publish, self._publish_clock)
+        self.player.set_paused(p.start_paused)
+        self._set_pause_at(p.pause_at)
         self.add_on_set_parameters_callback(self._on_set)
         self.pubs = {}
         for topic, info in self.player.played.items():
             # transient local keeps what was offered for late joiners; others a deep
             # history, so a subscriber slowed by a loaded machine still gets every message
-            depth = info.qos.depth if info.qos.transient_local else max(p['depth'],
+            depth = info.qos.depth if info.qos.transient_local else max(p.depth,
                                                                         info.qos.depth)
             self.pubs[topic] = self.create_publisher(
                 message_class(info.type_name), topic, qos_profile(info.qos, depth))

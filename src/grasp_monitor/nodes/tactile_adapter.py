@@ -12,7 +12,7 @@ from grasp_monitor.core.tactile.taxel_grid import TaxelLayout
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
-from grasp_monitor.nodes.params import choice_checker, COMMON, declare
+from grasp_monitor.nodes.params import COMMON, declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import sensor_qos
 from rclpy.node import Node
@@ -63,21 +63,20 @@ class TactileAdapterNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__('tactile_adapter', **kwargs)
         p = declare(self, PARAMETERS)
-        self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
-        if p['layout'] == 'grid':
-            self.layout = TaxelLayout.grid(p['grid.rows'], p['grid.cols'], p['grid.pitch_m'],
-                                           p['values_per_taxel'], p['scale'])
+        if p.layout == 'grid':
+            self.layout = TaxelLayout.grid(p.grid_rows, p.grid_cols, p.grid_pitch_m,
+                                           p.values_per_taxel, p.scale)
         else:
-            self.layout = TaxelLayout.from_flat(p['positions'], p['values_per_taxel'],
-                                                p['scale'])
-        self.pad, self.frame_id = p['pad'], p['frame_id'] or p['pad']
+            self.layout = TaxelLayout.from_flat(p.positions, p.values_per_taxel,
+                                                p.scale)
+        self.pad, self.frame_id = p.pad, p.frame_id or p.pad
         self.published = 0
         self.refused: Counter[str] = Counter()
         self.last_refusal = ''
-        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        qos = sensor_qos(p.qos_best_effort, p.qos_depth)
         self.cloud_pub = self.create_publisher(PointCloud2, f'tactile/{self.pad}', qos)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(Float32MultiArray, p['input_topic'], self._on_values, qos)
+        self.create_subscription(Float32MultiArray, p.input_topic, self._on_values, qos)
         diagnostics_timer(self, self._publish_diagnostics)
 
     def _on_values(self, msg: Float32MultiArray) -> None:
