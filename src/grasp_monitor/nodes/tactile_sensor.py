@@ -39,15 +39,10 @@ class TactileSensorNode(Node):
     from one extraction of the contacts inside every k-th runner tick, on the
     runner's thread with its lock held, so all pads see the same physics state.
 
-    Parameters: see ``tactile_sensor_parameters.PARAMETERS`` (pads, bodies, and per
-    pad resolution, layout, touch, response, noise_type, noise_range, noise_seed;
-    publish_rate, markers_rate, markers_full_scale, qos.*; realism.preset,
-    realism.seed, realism.tactile.*: each pad's cloud as a real array reports it,
-    ``core.realism``, a dropped frame not published; ideal by default).
-    Publishes: ``tactile/<pad>`` (PointCloud2: float32 x y z fx fy fz per taxel, frame =
-    the pad body, stamped with simulated time; a ``normal`` pad reports fz only; a pad
-    with ``slip`` on adds vx vy vz, each taxel's slip in m/s),
-    ``tactile/markers`` (MarkerArray for rviz: taxels as spheres coloured and sized by force).
+    Clouds are stamped with simulated time; a ``normal`` pad reports fz only. Each pad's
+    cloud is as a real array reports it (``realism.*``, ``core.realism``: a dropped frame
+    is not published; ideal by default).
+    Parameters: ``tactile_sensor_parameters.PARAMETERS``; topics: ``INTERFACES``.
     """
 
     def __init__(self, *, runner: SimRunner, **kwargs) -> None:
