@@ -138,6 +138,36 @@ def test_rviz_shows_the_scenes_pads_objects_robot_and_events_in_world(scenario):
     assert orbit['Distance'] > max(hi - lo for lo, hi in zip(view.low, view.high))
 
 
+def test_each_monitor_and_metrics_setting_is_the_name_of_its_core_field():
+    """One name per setting: the ROS name with '.' as '_' is the field it sets.
+
+    A config of one group of settings (``criteria.*``, ``weights.*``, ``epsilon.*``)
+    names its fields after the group's dot.
+    """
+    import dataclasses
+    from grasp_monitor.core.metrics import MetricsConfig
+    from grasp_monitor.core.metrics.criteria import CriteriaConfig, CriteriaWeights
+    from grasp_monitor.core.monitor import InputsConfig, MonitorConfig
+    from grasp_monitor.core.monitor.settings import INPUT_SETTINGS, SETTINGS
+    from grasp_monitor.core.quality import EpsilonConfig
+    from grasp_monitor.core.setting_values import field_name
+    from grasp_monitor.nodes import grasp_metrics_parameters
+
+    def fields(config: type) -> set[str]:
+        return {field.name for field in dataclasses.fields(config)}
+    assert {field_name(setting) for setting in SETTINGS} <= fields(MonitorConfig)
+    assert {field_name(setting) for setting in INPUT_SETTINGS} <= fields(InputsConfig)
+    groups = {'criteria': CriteriaConfig, 'weights': CriteriaWeights, 'epsilon': EpsilonConfig}
+    grouped = [spec.name.split('.') for spec in grasp_metrics_parameters.PARAMETERS
+               if spec.name.split('.')[0] in groups]
+    assert len(grouped) == sum(len(fields(config)) for config in groups.values())
+    assert all(name in fields(groups[group]) for group, name in grouped), grouped
+    own = {'object', 'pads', 'object_mass', 'object_inertia', 'energy_from', 'energy_dt',
+           'energy_desired_velocity'}
+    assert own <= fields(MetricsConfig)
+    assert own <= {field_name(spec) for spec in grasp_metrics_parameters.PARAMETERS}
+
+
 def test_node_tables_declare_the_core_settings_once():
     """A node's parameter for a core setting is that setting: same default, range and text."""
     from grasp_monitor.core.monitor.settings import MONITOR_SETTINGS

@@ -15,7 +15,7 @@ from grasp_monitor.core.monitor import Command, EventRecord, GraspMonitor, Monit
 import numpy as np
 import pytest
 
-CONFIG = CriteriaConfig(trial_duration_s=10.0, grasp_limit_s=5.0)
+CONFIG = CriteriaConfig(trial_duration=10.0, grasp_limit=5.0)
 NO_CONTACT = ContactSummary.none(3)
 #: One sample per second, t = 0..4: (object COG, contacts).
 ROWS = [
@@ -116,7 +116,7 @@ def test_without_a_grasp_only_time_and_force_score():
     assert report.partials['force'] == pytest.approx(0.2)
     assert report.total == pytest.approx(0.36)
     # rostok leaves (t_end / T)^2 unclipped: 4 s of a 2 s trial would score 4.
-    assert time_criterion(record, CriteriaConfig(trial_duration_s=2.0)) == 1.0
+    assert time_criterion(record, CriteriaConfig(trial_duration=2.0)) == 1.0
 
 
 def test_the_time_criterion_takes_the_grasp_limit_as_rostoks_pipeline_does():
@@ -124,7 +124,7 @@ def test_the_time_criterion_takes_the_grasp_limit_as_rostoks_pipeline_does():
     # passes the grasp limit as T (TimeCriterion(event_grasp_time_param, ...)): (4 / 4)^2 = 1;
     # the trial duration (10 s) as its examples: (4 / 10)^2 = 0.16
     record = record_with(('contact', 1.0))
-    at_limit = CriteriaConfig(trial_duration_s=10.0, grasp_limit_s=4.0)
+    at_limit = CriteriaConfig(trial_duration=10.0, grasp_limit=4.0)
     assert time_criterion(record, at_limit) == pytest.approx(0.16)
     pipeline = dataclasses.replace(at_limit, time_span='grasp_limit')
     assert time_criterion(record, pipeline) == pytest.approx(1.0)
@@ -139,13 +139,13 @@ def test_slip_out_zeroes_the_final_position_only():
     assert object_cog_criterion(record) == pytest.approx(1.0 / 1.3)
     # Moving farther than the reference scores 0 too.
     assert final_position_criterion(
-        record_with(('grasp', 2.0)), CriteriaConfig(final_position_ref_m=0.05)) == 0.0
+        record_with(('grasp', 2.0)), CriteriaConfig(final_position_ref=0.05)) == 0.0
 
 
 def test_force_criterion_is_zero_when_every_sample_is_over_the_cutoff():
-    assert force_criterion(record_with(), CriteriaConfig(force_cutoff_n=2.0)) == 0.0
+    assert force_criterion(record_with(), CriteriaConfig(force_cutoff=2.0)) == 0.0
     # Only the 3 N sample is under 3.5 N.
-    assert force_criterion(record_with(), CriteriaConfig(force_cutoff_n=3.5)) == 0.25
+    assert force_criterion(record_with(), CriteriaConfig(force_cutoff=3.5)) == 0.25
 
 
 def test_instant_criteria_need_the_grasp_sample_in_the_record():
@@ -167,8 +167,8 @@ def test_instant_criteria_need_the_grasp_sample_in_the_record():
 
 def test_configs_and_weights_are_validated():
     with pytest.raises(ConfigError) as error:
-        CriteriaConfig(trial_duration_s=0.0)
-    assert str(error.value) == 'trial_duration_s must be finite and > 0, got 0.0'
+        CriteriaConfig(trial_duration=0.0)
+    assert str(error.value) == 'trial_duration must be finite and > 0, got 0.0'
     with pytest.raises(ConfigError) as error:
         CriteriaWeights(force=-1.0)
     assert str(error.value) == 'weight force must be finite and >= 0, got -1.0'

@@ -85,8 +85,8 @@ def test_without_positions_the_velocity_decides():
 
 def hardware_inputs(**config):
     return MonitorInputs(InputsConfig(('left', 'right'), ('f_l', 'f_r'), use_object=False,
-                                      contact_force_n=0.05, period_s=0.01,
-                                      **{'tare_s': 0.0} | config))
+                                      contact_force=0.05, period_s=0.01,
+                                      **{'tare_time': 0.0} | config))
 
 
 def test_a_pads_contact_holds_until_its_force_falls_below_the_release_share():
@@ -104,7 +104,7 @@ def test_a_stalled_finger_jittering_above_the_threshold_is_still_and_a_slow_clos
     def grasp_time(positions, velocities):
         inputs = hardware_inputs()
         grasp = GraspMonitor(MonitorConfig(sensor_period_s=0.01, robot_bodies=('left', 'right'),
-                                           finger_still_speed=0.002, grasp_dwell_s=0.1))
+                                           finger_still_speed=0.002, grasp_dwell=0.1))
         for i, (position, velocity) in enumerate(zip(positions, velocities)):
             for pad in ('left', 'right'):
                 inputs.update_pad(pad, [[0.0, 0.0, 2.0]], 0.01 * i)

@@ -49,11 +49,11 @@ def monitor(**settings):
     # watched from the first sample: these test the cues, not the settling
     return GraspMonitor(MonitorConfig(sensor_period_s=0.01, robot_bodies=('left', 'right'),
                                       events=('contact', 'incipient_slip'),
-                                      **{'slip_settle_s': 0.0} | settings))
+                                      **{'incipient_slip_settle': 0.0} | settings))
 
 
 def test_fires_when_a_pad_uses_the_share_of_its_friction_cone():
-    grasp = monitor(slip_friction=0.5, slip_ratio=0.8)
+    grasp = monitor(incipient_slip_friction=0.5, incipient_slip_ratio=0.8)
     # friction 0.5 x 10 N = 5 N of cone; 0.8 of it = 4 N of shear
     fired = [any(r.kind == 'incipient_slip' for r in grasp.update(sample(0.01 * i, s)).records)
              for i, s in enumerate((1.0, 2.0, 3.0, 3.9, 4.0, 4.5))]
@@ -64,7 +64,8 @@ def test_fires_when_a_pad_uses_the_share_of_its_friction_cone():
 
 
 def test_fires_on_a_moving_centre_of_pressure_and_on_vibration():
-    grasp = monitor(slip_cop_speed=0.1, slip_cop_window_s=0.0)  # the speed of each sample
+    # the speed of each sample
+    grasp = monitor(incipient_slip_cop_speed=0.1, incipient_slip_cop_window=0.0)
     grasp.update(sample(0.00, 0.0, cop=(0.0, 0.0)))
     grasp.update(sample(0.01, 0.0, cop=(0.0005, 0.0)))  # 5 cm/s
     assert 'incipient_slip' not in grasp.trial.fired
@@ -72,14 +73,14 @@ def test_fires_on_a_moving_centre_of_pressure_and_on_vibration():
     assert grasp.events['incipient_slip'].details['cue'] == 'cop'
     # the normal force jumps 10 -> 13 N; the low-pass (20 ms) follows a third of it in
     # 10 ms: 2 N of high-pass over 13 N = 0.154
-    grasp = monitor(slip_vibration=0.15)
+    grasp = monitor(incipient_slip_vibration=0.15)
     grasp.update(sample(0.00, 0.0))
     grasp.update(sample(0.01, 0.0, normal_n=13.0))
     assert grasp.events['incipient_slip'].details['cue'] == 'vibration'
 
 
 def test_slip_channel_only_where_the_sensor_has_one():
-    grasp = monitor(slip_speed=0.001)
+    grasp = monitor(incipient_slip_slip_speed=0.001)
     grasp.update(sample(0.00, 0.0))  # NaN: no channel, no cue
     grasp.update(sample(0.01, 0.0, slip=0.0009))
     assert 'incipient_slip' not in grasp.trial.fired
@@ -88,7 +89,7 @@ def test_slip_channel_only_where_the_sensor_has_one():
 
 
 def test_a_lightly_pressed_pad_and_no_signals_never_fire():
-    grasp = monitor(slip_min_force_n=1.0)
+    grasp = monitor(incipient_slip_min_force=1.0)
     for i in range(3):  # all shear, but 0.5 N of normal force
         grasp.update(sample(0.01 * i, 5.0, normal_n=0.5))
         grasp.update(GraspSample(0.01 * i + 0.005, np.array([True, True])))
@@ -102,9 +103,10 @@ def test_score_cues_scaled_and_off():
 
 
 @pytest.mark.parametrize('settings, message', [
-    ({'slip_ratio': 0.0}, 'ratio must be finite and > 0, got 0.0'),
-    ({'slip_cop_speed': -1.0}, 'cop_speed must be finite and >= 0 (0: off), got -1.0'),
-    ({'slip_normal_axis': 'w'}, "slip_normal_axis must be one of x, y, z, got 'w'"),
+    ({'incipient_slip_ratio': 0.0}, 'ratio must be finite and > 0, got 0.0'),
+    ({'incipient_slip_cop_speed': -1.0}, 'cop_speed must be finite and >= 0 (0: off), got -1.0'),
+    ({'incipient_slip_normal_axis': 'w'},
+     "incipient_slip_normal_axis must be one of x, y, z, got 'w'"),
 ])
 def test_bad_settings_refused(settings, message):
     with pytest.raises(ConfigError) as error:
@@ -116,7 +118,7 @@ def test_a_jittering_centre_of_pressure_averages_out_where_a_drifting_one_warns(
     # 2 cm/s of threshold; the centre of pressure jumps 1 mm back and forth every 10 ms
     # (10 cm/s a sample, as between a box's corner contacts), or drifts at 3 cm/s
     def fired(cops, window_s):
-        grasp = monitor(slip_cop_speed=0.02, slip_cop_window_s=window_s)
+        grasp = monitor(incipient_slip_cop_speed=0.02, incipient_slip_cop_window=window_s)
         for i, cop in enumerate(cops):
             grasp.update(sample(0.01 * i, 0.0, cop=(cop, 0.0)))
         return 'incipient_slip' in grasp.trial.fired
@@ -132,9 +134,9 @@ def test_sample_refuses_signals_of_another_shape():
 
 
 def test_inputs_give_the_pads_signals_from_their_taxels():
-    inputs = MonitorInputs(InputsConfig(('left', 'right'), use_object=False, tare_s=0.0,
+    inputs = MonitorInputs(InputsConfig(('left', 'right'), use_object=False, tare_time=0.0,
                                         finger_joints=('f',), period_s=0.01,
-                                        slip_signals=True, normal_axis='y'))
+                                        slip_signals=True, incipient_slip_normal_axis='y'))
     forces = np.zeros((4, 3))
     forces[:, 1] = -1.0
     forces[0, 2] = 0.5

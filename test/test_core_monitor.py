@@ -72,7 +72,7 @@ def test_one_finger_or_the_palm_is_not_a_grasp():
 
 def test_dwell_is_a_duration_so_a_slower_sensor_needs_fewer_samples():
     samples = script.phases(0.004, [(0.2, {}), (0.1, STILL)])
-    _, records, _ = run(samples, monitor(sensor_period_s=0.004, grasp_dwell_s=0.02))
+    _, records, _ = run(samples, monitor(sensor_period_s=0.004, grasp_dwell=0.02))
     # Contact at sample 50; 0.02 s at 4 ms per sample is 5 samples: 50..54.
     assert only(records, 'grasp').step == 54
 
@@ -141,14 +141,14 @@ def test_a_palm_plus_one_finger_grasp_fires_only_when_the_palm_counts_and_one_bo
     _, records, _ = run(samples)
     assert 'grasp' not in kinds(records)
     # min_bodies 1 with the palm counted: any body touching the still object
-    _, records, _ = run(samples, monitor(min_grasp_bodies=1, grasp_count_palm=True))
+    _, records, _ = run(samples, monitor(grasp_min_bodies=1, grasp_count_palm=True))
     grasp = only(records, 'grasp')
     assert grasp.step == 109 and grasp.details['bodies_in_contact'] == 2
     # with the palm counted, palm + finger are two bodies
     _, records, _ = run(samples, monitor(grasp_count_palm=True))
     assert only(records, 'grasp').step == 109
     # one finger without the palm: one body
-    _, records, _ = run(samples, monitor(min_grasp_bodies=1))
+    _, records, _ = run(samples, monitor(grasp_min_bodies=1))
     assert only(records, 'grasp').details['bodies_in_contact'] == 1
 
 
@@ -272,18 +272,18 @@ def test_events_run_in_reference_order_whatever_the_order_added():
 def test_invalid_parameters_are_refused_with_the_valid_range():
     cases = [
         ({'sensor_period_s': 0.0}, 'sensor_period_s must be finite and > 0, got 0.0'),
-        ({'slip_out_s': -1.0}, 'slip_out_s must be finite and > 0, got -1.0'),
-        ({'object_still_speed_m_per_s': -0.1},
-         'object_still_speed_m_per_s must be finite and >= 0, got -0.1'),
+        ({'slip_out': -1.0}, 'slip_out must be finite and > 0, got -1.0'),
+        ({'still_speed': -0.1},
+         'still_speed must be finite and >= 0, got -0.1'),
         ({'max_sample_age_s': 0.0}, 'max_sample_age_s must be > 0 (inf disables it), got 0.0'),
-        ({'min_grasp_bodies': 0}, 'min_grasp_bodies must be >= 1, got 0'),
+        ({'grasp_min_bodies': 0}, 'grasp_min_bodies must be >= 1, got 0'),
         ({'robot_bodies': ('a', 'a')}, "robot_bodies must be unique, got ['a', 'a']"),
     ]
     for overrides, message in cases:
         with pytest.raises(ConfigError) as error:
             MonitorConfig(**overrides)
         assert str(error.value) == message
-    assert MonitorConfig(sensor_period_s=0.002).grasp_dwell_s == pytest.approx(0.02)
+    assert MonitorConfig(sensor_period_s=0.002).grasp_dwell == pytest.approx(0.02)
 
 
 def test_bad_samples_are_refused_with_what_is_valid():

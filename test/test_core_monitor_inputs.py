@@ -12,7 +12,7 @@ import pytest
 
 
 #: Exact readings (no tare): a pad touches from its first reading.
-EXACT = {'tare_s': 0.0}
+EXACT = {'tare_time': 0.0}
 
 
 def fresh_inputs(**config):
@@ -42,7 +42,7 @@ def test_the_palm_pad_is_marked_in_every_sample():
 
 
 def test_an_old_or_missing_reading_makes_the_sample_stale():
-    assert fresh_inputs(max_age_s=0.1).sample(1.2).stale
+    assert fresh_inputs(max_sample_age=0.1).sample(1.2).stale
     inputs = MonitorInputs(InputsConfig(('left', 'right'), **EXACT))
     inputs.update_pad('left', np.zeros((1, 3)), 1.0)
     sample = inputs.sample(1.0)  # the right pad never spoke
@@ -62,7 +62,7 @@ def test_time_going_back_drops_the_old_timeline():
 
 
 def test_contact_threshold_and_scalar_forces():
-    inputs = fresh_inputs(contact_force_n=2.0)
+    inputs = fresh_inputs(contact_force=2.0)
     assert inputs.sample(1.0).in_contact.tolist() == [False, False]
     inputs.update_pad('right', [1.5, 0.7], 1.0)
     assert inputs.sample(1.0).in_contact.tolist() == [False, True]
@@ -249,7 +249,7 @@ def test_a_first_reading_from_the_timeline_the_others_left_is_ignored():
 
 def test_a_silent_input_then_the_clock_makes_late_samples_stale():
     readings = stream()
-    inputs = grid_inputs(max_age_s=0.1)
+    inputs = grid_inputs(max_sample_age=0.1)
     # the right pad goes silent after 20 ms
     samples = feed(inputs, interleaved(readings | {'right': readings['right'][:10]}))
     assert [round(s.time_s, 9) for s in samples] == [0.01, 0.02]

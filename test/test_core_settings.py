@@ -1,5 +1,6 @@
 """One declaration per setting: the Setting type, and every reader of a table agreeing with it."""
 
+import dataclasses
 import math
 
 from grasp_monitor.core.errors import ConfigError
@@ -7,6 +8,7 @@ from grasp_monitor.core.monitor import MonitorConfig
 from grasp_monitor.core.monitor.settings import INPUT_SETTINGS, MONITOR_SETTINGS, SETTINGS
 from grasp_monitor.core.servo import ServoConfig
 from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT
+from grasp_monitor.core.setting_values import field_name, setting_values, values_type
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
 import pytest
@@ -49,7 +51,8 @@ def test_per_item_is_the_same_setting_as_an_array():
 
 def test_the_monitor_config_defaults_are_the_table_defaults():
     config = MonitorConfig(sensor_period_s=0.01)
-    for setting, field in SETTINGS:
+    for setting in SETTINGS:
+        field = field_name(setting)  # the one rule: the setting's name, dots as _
         expected = setting.default
         if setting.name == 'grasp_dwell':
             expected = 10 * config.sensor_period_s  # 0: ten sample periods
@@ -61,8 +64,8 @@ def test_the_monitor_config_defaults_are_the_table_defaults():
 def test_the_inputs_config_defaults_are_the_table_defaults():
     from grasp_monitor.core.monitor import InputsConfig
     config = InputsConfig(('left',))
-    for setting, field in INPUT_SETTINGS:
-        assert getattr(config, field) == setting.default, field
+    for setting in INPUT_SETTINGS:
+        assert getattr(config, field_name(setting)) == setting.default, setting.name
 
 
 def test_every_servo_bank_has_the_one_watchdog_default():
@@ -74,3 +77,23 @@ def test_every_servo_bank_has_the_one_watchdog_default():
         COMMAND_TIMEOUT.default
     assert inspect.signature(Simulator).parameters['command_timeout_s'].default == \
         COMMAND_TIMEOUT.default
+
+
+def test_a_tables_values_are_one_frozen_object_named_by_one_rule():
+    table = (Setting('rate', 100.0), Setting('energy.dt', 0.001), Setting('pads', ['a', 'b']),
+             Setting('epsilon.variant', 'l1', choices=('l1', 'linf')))
+    values = setting_values(table, {'energy.dt': 0.002, 'pads': ['c']})
+    assert (values.rate, values.energy_dt, values.pads, values.epsilon_variant) == (
+        100.0, 0.002, ('c',), 'l1')
+    assert values.group('epsilon') == {'variant': 'l1'}
+    assert values.by_name() == {'rate': 100.0, 'energy.dt': 0.002, 'pads': ('c',),
+                                'epsilon.variant': 'l1'}
+    assert type(setting_values(table, {})) is type(values)  # one class per table
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        values.rate = 1.0
+
+
+def test_settings_named_alike_once_dots_are_underscores_are_refused():
+    with pytest.raises(ConfigError) as error:
+        values_type((Setting('a.b', 1), Setting('a_b', 2)))
+    assert str(error.value) == 'settings named alike once "." is "_": a_b'

@@ -187,8 +187,8 @@ class HardwareGraph:
         return all(pub.get_subscription_count() >= n for pub, n in (
             (self.clock, len(self.nodes)), *((driver, 1) for driver in self.drivers),
             *((adapter.cloud_pub, 2) for adapter in self.adapters),
-            (self.servos.joint_pub, 2), (self.monitor.verdict_pub, 1),
-            (self.monitor.events_pub, 1))) and self.servos.servos.observation is not None
+            (self.servos.joint_pub, 2), (self.monitor.verdicts.pub, 1),
+            (self.monitor.output.events_pub, 1))) and self.servos.servos.observation is not None
 
     def tick(self, k, offline):
         """Run tick ``k`` in lockstep; return a description of what did not come, or ''."""

@@ -2,11 +2,11 @@
 
 Fast DDS raises no ``message_lost`` event when a full KEEP_LAST queue drops its oldest
 sample, so the count comes from the gaps in the publication sequence numbers
-(``nodes/inputs.py`` ``LostInputs``); every message sent is then either refused or lost.
+(``nodes/lost_inputs.py`` ``LostInputs``); every message sent is then either refused or lost.
 """
 
 from common import Observer, status_values, wait_for
-from grasp_monitor.nodes.inputs import LostInputs
+from grasp_monitor.nodes.lost_inputs import LostInputs
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.qos import sensor_qos
 from rclpy.parameter import Parameter

@@ -49,7 +49,7 @@ TRAPS = """
 import sys
 from rclpy.node import Node
 from std_msgs.msg import String
-from grasp_monitor.nodes.inputs import subscribe
+from grasp_monitor.nodes.subscription import subscribe
 from grasp_monitor.nodes.process import run_node
 
 def make():

@@ -47,8 +47,9 @@ def test_event_fires_before_gross_slip_on_the_pull_only(runs):
     assert PULL_S < pulled['event_s'] < gross_s - 0.03
     # the event is the detector's first alarm at the monitor's thresholds
     config = MonitorConfig()
-    alarms = score_of(pulled['cues'], (config.slip_ratio, config.slip_cop_speed,
-                                       config.slip_vibration, 0.0, config.slip_stall)) >= 1
+    alarms = score_of(pulled['cues'], (
+        config.incipient_slip_ratio, config.incipient_slip_cop_speed,
+        config.incipient_slip_vibration, 0.0, config.incipient_slip_stall)) >= 1
     assert pulled['time_s'][np.argmax(alarms)] == pulled['event_s']
 
 

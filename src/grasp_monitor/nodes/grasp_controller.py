@@ -10,7 +10,7 @@ from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.grasp_script import PickLiftScript
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.diagnostics import diagnostics_timer
+from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import COMMON, declare
 from grasp_monitor.nodes.process import run_node

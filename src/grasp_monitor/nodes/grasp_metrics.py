@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import sys
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from geometry_msgs.msg import Vector3Stamped
+from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.metrics import TrialMetrics
 from grasp_monitor.core.metrics.feed import MetricsFeed
 from grasp_monitor.core.monitor import EventRecord
 from grasp_monitor.core.pad_contacts import ObjectContacts
 from grasp_monitor.core.quality import compile_kernel
-from grasp_monitor.core.streams import StreamWatch
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.diagnostics import diagnostics_timer, stream_statuses, wall_now_s
+from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config, PARAMETERS
-from grasp_monitor.nodes.inputs import (
-    follow_sources, log_refused_stamps, lost_counts, PAD_INPUTS, read_input, refusal_counts,
-    subscribe, subscribe_pads)
+from grasp_monitor.nodes.input_refusals import log_refused_stamps
+from grasp_monitor.nodes.input_watch import InputWatch
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
+from grasp_monitor.nodes.lost_inputs import follow_sources
+from grasp_monitor.nodes.metrics_output import MetricsOutput
+from grasp_monitor.nodes.pad_inputs import PAD_INPUTS, subscribe_pads
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
+from grasp_monitor.nodes.subscription import subscribe
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
@@ -57,18 +57,7 @@ class GraspMetricsNode(Node):
     """Compute the energy and the grasp quality every sample, the criteria after each trial.
 
     Samples are taken on the grid of stamps ``k / rate``: see ``core.metrics.feed``.
-
-    Parameters: see ``grasp_metrics_parameters.PARAMETERS``.
-    Publishes: ``grasp_metrics/energy`` (Vector3Stamped: J in ``vector.x``, every sample
-    in a trial, stamped with the sample's time), ``grasp_metrics/epsilon`` (Vector3Stamped:
-    epsilon L1, L∞ and the contacts, every sample), ``grasp_metrics/reward`` (Vector3Stamped:
-    weighted total in ``vector.x``, at each trial end, stamped with the node clock: the
-    simulated time it became known under ``use_sim_time``), ``/diagnostics``
-    (1 Hz: energy with OK/WARN/ERROR against the thresholds, the grasp quality, each
-    criterion, the reward, their trial and its samples).
-    Subscribes: ``ground_truth/<object>``, ``ground_truth/<pad>`` (Odometry),
-    ``<contacts>`` (PointCloud2) and ``<contacts>/bodies`` (String), or without them
-    ``tactile/<pad>`` (PointCloud2), ``grasp_monitor/events`` (trial start and end, grasp).
+    Parameters: ``grasp_metrics_parameters.PARAMETERS``; topics: ``INTERFACES``.
     """
 
     def __init__(self, **kwargs) -> None:
@@ -79,58 +68,45 @@ class GraspMetricsNode(Node):
         # up for seconds and be lost (the demo's criteria came from the wrong samples)
         compile_kernel(self.config.epsilon)
         self.metrics = TrialMetrics(self.config)
-        self.contacts = ObjectContacts(p['object'], p['pads']) if p['contacts'] else None
+        self.contacts = ObjectContacts(p.object, p.pads) if p.contacts else None
         self.feed = MetricsFeed(self.metrics, self.contacts,
-                                (p['energy_warn'], p['energy_threshold']))
-        self.refused: Counter[str] = Counter()
-        topics = tuple(p['contacts'] if name == 'contacts' else name if '/' in name
+                                (p.energy_warn, p.energy_threshold))
+        topics = tuple(p.contacts if name == 'contacts' else name if '/' in name
                        else f'ground_truth/{name}' for name in self.feed.names)
         log_refused_stamps(self, self.feed.grid, topics)
         follow_sources(self, self.feed.grid, topics)
-        # each input is due at least once a sample; silent 10 samples (>= 0.5 s): STALE
-        inputs = [f'ground_truth/{body}' for body in (p['object'], *p['pads'])] + (
-            [p['contacts']] if self.contacts is not None
-            else [f'tactile/{pad}' for pad in p['pads']])
-        self.contacts_topic = p['contacts']
-        self.streams = StreamWatch(dict.fromkeys(inputs, 1.0 / p['rate']))
+        self.watch = InputWatch(self, [f'ground_truth/{body}' for body in (p.object, *p.pads)]
+                                + ([p.contacts] if self.contacts is not None
+                                   else [f'tactile/{pad}' for pad in p.pads]), 1.0 / p.rate)
+        self.refused, self.contacts_topic = self.watch.refused, p.contacts
         group = MutuallyExclusiveCallbackGroup()
-        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
-        # Energies come in bursts when the metrics catch up: deep enough for a recorder.
-        self.energy_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/energy',
-                                                sensor_qos(False, 1000))
-        self.epsilon_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/epsilon',
-                                                 sensor_qos(False, 1000))
-        self.reward_pub = self.create_publisher(Vector3Stamped, 'grasp_metrics/reward', 10)
-        self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        for body in (p['object'], *p['pads']):
+        qos = sensor_qos(p.qos_best_effort, p.qos_depth)
+        self.output = MetricsOutput(self, self.feed, self.watch)
+        for body in (p.object, *p.pads):
             subscribe(self, Odometry, f'ground_truth/{body}',
                       lambda m, b=body: self._on_body(b, m), qos,
                       callback_group=group, raw=True)
-        subscribe_pads(self, self.refused, p['contacts'], self.contacts, p['pads'], qos, group,
+        subscribe_pads(self, self.refused, p.contacts, self.contacts, p.pads, qos, group,
                        self._contacts_in, self._on_pad)
         subscribe(self, DiagnosticStatus, 'grasp_monitor/events', self._on_event,
                   EVENTS_QOS, callback_group=group)
-        diagnostics_timer(self, self._publish_diagnostics, group)
+        diagnostics_timer(self, self.output.publish_diagnostics, group)
 
     def _on_body(self, body: str, raw: bytes) -> None:
-        state = read_input(self, self.refused, f'ground_truth/{body}',
-                           lambda: conversions.body_state_from_odometry(
-                               conversions.read_message(raw, Odometry)))
+        state = self.watch.read(f'ground_truth/{body}', lambda: conversions.
+                                body_state_from_odometry(conversions.read_message(raw, Odometry)))
         if state is not None:
-            self.streams.heard(f'ground_truth/{body}', wall_now_s())
             self.feed.add_body(body, state)
             self._sample()
 
     def _on_pad(self, pad: str, msg: PointCloud2) -> None:
-        cloud = read_input(self, self.refused, f'tactile/{pad}',
-                           lambda: conversions.tactile_cloud_from_msg(msg))
+        cloud = self.watch.read(f'tactile/{pad}', lambda: conversions.tactile_cloud_from_msg(msg))
         if cloud is not None:
-            self.streams.heard(f'tactile/{pad}', wall_now_s())
             self.feed.add_taxels(pad, *cloud)
             self._sample()
 
     def _contacts_in(self, contacts) -> None:
-        self.streams.heard(self.contacts_topic, wall_now_s())
+        self.watch.heard(self.contacts_topic)
         self.feed.add_contacts(contacts)
         self._sample()
 
@@ -139,53 +115,19 @@ class GraspMetricsNode(Node):
         return self.feed.latest(name)
 
     def _on_event(self, msg: DiagnosticStatus) -> None:
-        record = read_input(self, self.refused, 'grasp_monitor/events',
-                            lambda: EventRecord.from_strings({kv.key: kv.value
-                                                              for kv in msg.values}))
+        record = self.watch.read('grasp_monitor/events', lambda: EventRecord.from_strings(
+            {kv.key: kv.value for kv in msg.values}), stream='')
         if record is not None:
-            self._publish(*self.feed.add_record(record))
+            self.output.publish(*self.feed.add_record(record))
 
     def _sample(self) -> None:
         for point in self.feed.due():
             try:
-                self._publish(*self.feed.take(point))
-                quality = self.feed.quality(point.time_s)
-                if quality is not None:
-                    self.epsilon_pub.publish(conversions.stamped_vector_to_msg(
-                        (quality.l1, quality.linf, quality.contacts),
-                        conversions.time_to_msg(point.time_s)))
+                self.output.publish(*self.feed.take(point))
+                self.output.publish_quality(point.time_s)
             except GraspMonitorError as error:  # bad readings: wait for the next trial
                 self.get_logger().warning(f'metrics sample dropped: {error}',
                                           throttle_duration_sec=1.0)
-
-    def _publish(self, energies, reports) -> None:
-        for energy in energies:
-            self.energy_pub.publish(conversions.stamped_value_to_msg(
-                energy.max_energy_j, conversions.time_to_msg(energy.time_s)))
-        for report in reports:
-            self.reward_pub.publish(conversions.stamped_value_to_msg(
-                report.total, self.get_clock().now().to_msg()))
-        if reports:  # now: a paused simulator stops the 1 Hz timer on simulated time
-            self._publish_diagnostics()
-
-    def _publish_diagnostics(self) -> None:
-        name = self.get_fully_qualified_name()
-        level, message, values = self.feed.energy_status()
-        # an energy of readings that stopped coming is no news that the grasp holds
-        silent = [s.name for s in self.streams.statuses(wall_now_s()) if s.stale]
-        if silent and level == 'OK':
-            level, message = 'STALE', 'stale input: ' + ', '.join(silent)
-        statuses = [conversions.diagnostic_status(
-            f'{name}: energy', level, message,
-            values | refusal_counts(self.refused, 'refused_inputs') | lost_counts(self)),
-            conversions.diagnostic_status(f'{name}: grasp quality', *self.feed.quality_status())]
-        criteria = self.feed.criteria_status()
-        if criteria is not None:
-            statuses.append(conversions.diagnostic_status(f'{name}: criteria', 'OK', *criteria))
-        msg = DiagnosticArray()
-        msg.header.stamp = self.get_clock().now().to_msg()
-        msg.status = statuses + stream_statuses(self, self.streams)
-        self.diag_pub.publish(msg)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -7,7 +7,8 @@ from grasp_monitor.core.metrics import ENERGY_REFERENCES, MetricsConfig
 from grasp_monitor.core.metrics.criteria import (
     CRITERIA, CriteriaConfig, CriteriaWeights, GRASP_TIME_SPANS)
 from grasp_monitor.core.quality import EpsilonConfig
-from grasp_monitor.core.quality.settings import config_fields, EPSILON_SETTINGS
+from grasp_monitor.core.quality.settings import EPSILON_SETTINGS
+from grasp_monitor.core.setting_values import SettingValues, values_of
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 
@@ -61,13 +62,11 @@ PARAMETERS = COMMON + (
           for name in CRITERIA) + EPSILON_SETTINGS
 
 
-def metrics_config(p: Mapping[str, Any]) -> MetricsConfig:
+def metrics_config(p: Mapping[str, Any] | SettingValues) -> MetricsConfig:
     """Return the metrics of parameter values ``p`` (the node's, or a parameter file's)."""
+    p = values_of(PARAMETERS, p)
     return MetricsConfig(
-        p['object'], tuple(p['pads']), p['object_mass'], tuple(p['object_inertia']),
-        1.0 / p['rate'],
-        CriteriaConfig(p['criteria.trial_duration'], p['criteria.grasp_limit'],
-                       p['criteria.final_position_ref'], p['criteria.force_cutoff'],
-                       p['criteria.grasp_time_span'], p['criteria.time_span']),
-        CriteriaWeights(*(p[f'weights.{name}'] for name in CRITERIA)), p['energy_from'],
-        EpsilonConfig(**config_fields(p)), p['energy.dt'], p['energy.desired_velocity'])
+        p.object, tuple(p.pads), p.object_mass, tuple(p.object_inertia), 1.0 / p.rate,
+        CriteriaConfig(**p.group('criteria')), CriteriaWeights(**p.group('weights')),
+        p.energy_from, EpsilonConfig(**p.group('epsilon')), p.energy_dt,
+        p.energy_desired_velocity)

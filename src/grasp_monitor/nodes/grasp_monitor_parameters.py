@@ -5,6 +5,7 @@ from typing import Any, Mapping
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor import InputsConfig, MonitorConfig
 from grasp_monitor.core.monitor.settings import config_fields, input_fields, MONITOR_SETTINGS
+from grasp_monitor.core.setting_values import SettingValues, values_of
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
 
@@ -38,29 +39,32 @@ PARAMETERS = COMMON + (
 ) + MONITOR_SETTINGS
 
 
-def monitor_config(p: Mapping[str, Any], auto_start: bool = False) -> MonitorConfig:
+def monitor_config(p: Mapping[str, Any] | SettingValues,
+                   auto_start: bool = False) -> MonitorConfig:
     """Return the monitor of parameter values ``p`` (the node's, or a parameter file's).
 
     Args:
-        p: every parameter of ``PARAMETERS`` by name.
+        p: the values of ``PARAMETERS`` (``declare``), or a parameter file's by name.
         auto_start: open a trial on the first sample (offline) instead of on
             the start service (the node).
 
     Raises:
         ConfigError: incipient_slip with ``contacts`` (it reads the tactile clouds).
     """
-    if 'incipient_slip' in p['events'] and p['contacts']:
+    p = values_of(PARAMETERS, p)
+    if 'incipient_slip' in p.events and p.contacts:
         raise ConfigError("incipient_slip reads the pads' tactile clouds: set contacts to "
-                          f'"" (taxels), not {p["contacts"]!r}, or leave it out of events')
-    return MonitorConfig(sensor_period_s=1.0 / p['rate'], robot_bodies=tuple(p['pads']),
+                          f'"" (taxels), not {p.contacts!r}, or leave it out of events')
+    return MonitorConfig(sensor_period_s=1.0 / p.rate, robot_bodies=tuple(p.pads),
                          auto_start=auto_start, **config_fields(p))
 
 
-def inputs_config(p: Mapping[str, Any]) -> InputsConfig:
+def inputs_config(p: Mapping[str, Any] | SettingValues) -> InputsConfig:
     """Return what the monitor of parameter values ``p`` listens to (the node, offline)."""
+    p = values_of(PARAMETERS, p)
     return InputsConfig(
-        tuple(p['pads']), tuple(p['finger_joints']), bool(p['object']), p['contact_force'],
-        p['max_sample_age'], 1.0 / p['rate'], use_distances=bool(p['base_frame']),
-        contacts=bool(p['contacts']), palm=p['palm'],
-        slip_signals='incipient_slip' in p['events'],
-        normal_axis=p['incipient_slip.normal_axis'], **input_fields(p))
+        tuple(p.pads), tuple(p.finger_joints), bool(p.object), p.contact_force,
+        p.max_sample_age, 1.0 / p.rate, use_distances=bool(p.base_frame),
+        contacts=bool(p.contacts), palm=p.palm,
+        slip_signals='incipient_slip' in p.events,
+        incipient_slip_normal_axis=p.incipient_slip_normal_axis, **input_fields(p))

@@ -15,7 +15,7 @@ from grasp_monitor.core.settings import Setting
 from grasp_monitor.hardware.moteus import (
     LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.diagnostics import diagnostics_timer
+from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.params import choice_checker, COMMON, declare

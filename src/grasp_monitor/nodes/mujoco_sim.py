@@ -13,7 +13,7 @@ from grasp_monitor.core.realism import joint_model, realism_configs
 from grasp_monitor.core.values import JointStates
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.conversions import serialized
-from grasp_monitor.nodes.diagnostics import diagnostics_timer
+from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.inputs import accept_servo_command, lost_counts, refusal_counts, subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import PARAMETERS, scene_settings, servo_options

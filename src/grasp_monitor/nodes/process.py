@@ -1,4 +1,9 @@
-"""How every node's process runs: spinning until a signal, tearing down, exit codes."""
+"""How every node's process runs: spinning until a signal, tearing down, exit codes.
+
+For ROS 2 Jazzy and Kilted (rclpy 7 and later): Humble's rclpy has neither
+``rclpy.experimental.EventsExecutor`` nor the ``rclpy.event_handler`` module the nodes
+import.
+"""
 
 from __future__ import annotations
 
@@ -128,7 +133,7 @@ def make_executor(kind: str) -> Executor:
 
 
 def run_node(factory: Callable[[], Node | list[Node]], args: list[str] | None = None) -> int:
-    """Create the node(s), spin them in one executor until shutdown, clean up (Humble to Kilted).
+    """Create the node(s), spin them in one executor until shutdown, clean up (Jazzy, Kilted).
 
     Args:
         factory: creates one node, or several that share the process.

@@ -8,13 +8,13 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.diagnostics import diagnostics_timer
-from grasp_monitor.nodes.inputs import resolved
+from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, subscribes
-from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import message_class, qos_profile
 from grasp_monitor.nodes.recorder_parameters import PARAMETERS
+from grasp_monitor.nodes.topic_names import resolved
 from grasp_monitor.recording import (
     HoldingWriter, MAX_HELD, McapRecordingWriter, offered_qos, TopicSelection)
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -33,27 +33,24 @@ INTERFACES = (
 class RecorderNode(Node):
     """Record topics to an MCAP file (``ros2`` profile, CDR as received, ``ros2msg`` schemas).
 
-    Parameters: see ``recorder_parameters.PARAMETERS`` (path, topics, exclude, depth,
-    compression, discovery_period).
-    Subscribes: every selected topic, raw, with the reliability and durability its
-    publishers offer (re-discovered every ``discovery_period``).
-    Publishes: ``/diagnostics`` (1 Hz of wall time: messages per topic, topics skipped).
-    Log time is the receive time on the node clock (simulated time under
-    ``use_sim_time``: see ``HoldingWriter``); publish time the message's header stamp (or
-    the stamp it starts with), else the log time.
+    Every selected topic is subscribed to raw, with the reliability and durability its
+    publishers offer (re-discovered every ``discovery_period``). Log time is the receive
+    time on the node clock (simulated time under ``use_sim_time``: see ``HoldingWriter``);
+    publish time the message's header stamp (or the stamp it starts with), else the log
+    time.
     The file is finished (summary, indexes, footer) when the node is destroyed.
+    Parameters: ``recorder_parameters.PARAMETERS``; topics: ``INTERFACES``.
     """
 
     def __init__(self, **kwargs) -> None:
         super().__init__('recorder', **kwargs)
         p = declare(self, PARAMETERS)
-        self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
-        self.selection = TopicSelection(resolved(self, p['topics']),
-                                        resolved(self, p['exclude']))
-        self.depth = p['depth']
-        path = p['path'] or datetime.datetime.now(datetime.timezone.utc).strftime(
+        self.selection = TopicSelection(resolved(self, p.topics),
+                                        resolved(self, p.exclude))
+        self.depth = p.depth
+        path = p.path or datetime.datetime.now(datetime.timezone.utc).strftime(
             'recording_%Y%m%d_%H%M%S.mcap')
-        self.writer = McapRecordingWriter(path, p['compression'])
+        self.writer = McapRecordingWriter(path, p.compression)
         self.output = HoldingWriter(self.writer, self._now_ns)
         self.skipped: dict[str, str] = {}
         self.group = MutuallyExclusiveCallbackGroup()
@@ -61,7 +58,7 @@ class RecorderNode(Node):
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         # wall-time timers: a paused simulation stops /clock, not discovery or diagnostics
         steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.create_timer(p['discovery_period'], self._discover, callback_group=self.group,
+        self.create_timer(p.discovery_period, self._discover, callback_group=self.group,
                           clock=steady)
         diagnostics_timer(self, self._publish_diagnostics, self.group)
         self.get_logger().info(f'recording to {self.writer.path}')

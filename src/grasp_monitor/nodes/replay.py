@@ -9,13 +9,13 @@ from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.diagnostics import diagnostics_timer
-from grasp_monitor.nodes.inputs import resolved
+from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import message_class, qos_profile, SERVICE_QOS
 from grasp_monitor.nodes.replay_parameters import PARAMETERS
+from grasp_monitor.nodes.topic_names import resolved
 from grasp_monitor.recording import PlaybackConfig, Player, TopicSelection
 from rcl_interfaces.msg import SetParametersResult
 from rclpy._rclpy_pybind11 import RCLError
@@ -36,36 +36,34 @@ INTERFACES = (
 class ReplayNode(Node):
     """Play a recording's messages as they were recorded (the CDR bytes), with its own clock.
 
-    Parameters: see ``replay_parameters.PARAMETERS`` (path, topics, exclude, rate, loop,
-    clock_rate, start_paused, pause_at, exit_when_done, depth).
-    Publishes: every selected recorded topic, with the reliability and durability its
-    publishers offered (and the recorded depth if transient local); ``/clock``: the
+    Every selected recorded topic goes out with the reliability and durability its
+    publishers offered (and the recorded depth if transient local); ``/clock`` is the
     recorded one if there is one, else made from the log times at ``clock_rate`` (never
-    both); ``/diagnostics`` (1 Hz, wall time: state, clock, messages played per topic).
-    Services: ``~/pause`` (SetBool: pause (true) or resume (false)).
-    At the end it says so (log, diagnostics) and stays up, or exits with ``exit_when_done``.
+    both). At the end it says so (log, diagnostics) and stays up, or exits with
+    ``exit_when_done``.
+    Parameters: ``replay_parameters.PARAMETERS``; topics and services: ``INTERFACES``.
     """
 
     def __init__(self, **kwargs) -> None:
         super().__init__('replay', **kwargs)
         p = declare(self, PARAMETERS)
-        if not p['path']:
+        if not p.path:
             raise ConfigError('path must name the MCAP file to play')
         self.config = PlaybackConfig(
-            TopicSelection(resolved(self, p['topics']), resolved(self, p['exclude'])),
-            p['rate'], p['loop'], self.resolve_topic_name('/clock'),
-            int(round(1e9 / p['clock_rate']))
-            if p['clock_rate'] > 0 else 0)
-        self.exit_when_done = p['exit_when_done']
-        self.player = Player(p['path'], self.config, self._publish, self._publish_clock)
-        self.player.set_paused(p['start_paused'])
-        self._set_pause_at(p['pause_at'])
+            TopicSelection(resolved(self, p.topics), resolved(self, p.exclude)),
+            p.rate, p.loop, self.resolve_topic_name('/clock'),
+            int(round(1e9 / p.clock_rate))
+            if p.clock_rate > 0 else 0)
+        self.exit_when_done = p.exit_when_done
+        self.player = Player(p.path, self.config, self._publish, self._publish_clock)
+        self.player.set_paused(p.start_paused)
+        self._set_pause_at(p.pause_at)
         self.add_on_set_parameters_callback(self._on_set)
         self.pubs = {}
         for topic, info in self.player.played.items():
             # transient local keeps what was offered for late joiners; others a deep
             # history, so a subscriber slowed by a loaded machine still gets every message
-            depth = info.qos.depth if info.qos.transient_local else max(p['depth'],
+            depth = info.qos.depth if info.qos.transient_local else max(p.depth,
                                                                         info.qos.depth)
             self.pubs[topic] = self.create_publisher(
                 message_class(info.type_name), topic, qos_profile(info.qos, depth))

@@ -7,36 +7,16 @@ import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.core.errors import CommandError
-from grasp_monitor.core.settings import Setting
-from grasp_monitor.core.tactile.taxel_grid import TaxelLayout
 from grasp_monitor.nodes import conversions
-from grasp_monitor.nodes.diagnostics import diagnostics_timer
+from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, subscribes
-from grasp_monitor.nodes.params import choice_checker, COMMON, declare
+from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import sensor_qos
+from grasp_monitor.nodes.tactile_adapter_parameters import PARAMETERS, taxel_layout
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import Float32MultiArray
-
-PARAMETERS = COMMON + (
-    Setting('pad', 'finger_left', 'Pad name: the cloud is published on tactile/<pad>.',
-            read_only=True),
-    Setting('frame_id', '', 'Frame of the cloud ("" = the pad name).', read_only=True),
-    Setting('input_topic', 'taxels', "Driver's std_msgs/Float32MultiArray of taxel values.",
-            read_only=True),
-    Setting('layout', 'grid', 'Taxel positions from grid.* or from positions.',
-            choices=('grid', 'positions'), read_only=True),
-    Setting('grid.rows', 4, 'Grid rows (along the pad y axis).', 1, 100000, read_only=True),
-    Setting('grid.cols', 4, 'Grid columns (along the pad x axis); values are row-major.',
-            1, 100000, read_only=True),
-    Setting('grid.pitch_m', 0.004, 'Grid spacing, m.', 1e-6, 1.0, read_only=True),
-    Setting('positions', [0.0, 0.0, 0.0], 'layout "positions": x y z of each taxel in the '
-            'pad frame, flat, m.', read_only=True),
-    Setting('values_per_taxel', 1, '1: normal force along the pad +z (published as fz); '
-            '3: fx fy fz in the pad frame.', 1, 3, read_only=True),
-    Setting('scale', 1.0, 'Newtons per driver unit.', 1e-12, 1e12, read_only=True),
-)
 
 INTERFACES = (
     publishes('tactile/<pad>', 'sensor_msgs/msg/PointCloud2', 'sensor',
@@ -50,34 +30,23 @@ INTERFACES = (
 class TactileAdapterNode(Node):
     """Publish a tactile driver's flat taxel arrays as a pad's tactile cloud.
 
-    Parameters: ``PARAMETERS`` (pad, frame_id, input_topic, layout, grid.rows, grid.cols,
-    grid.pitch_m, positions, values_per_taxel, scale, qos.*).
-    Subscribes: ``input_topic`` (Float32MultiArray: one value, or fx fy fz, per taxel in
-    layout order).
-    Publishes: ``tactile/<pad>`` (PointCloud2: float32 x y z fx fy fz in the pad frame,
-    stamped on arrival), ``/diagnostics`` (1 Hz: clouds published, arrays refused by
-    kind). An array whose size disagrees with the layout, or holding NaN or inf, is
-    refused with a throttled warning and counted.
+    An array whose size disagrees with the layout, or holding NaN or inf, is refused
+    with a throttled warning and counted.
+    Parameters: ``tactile_adapter_parameters.PARAMETERS``; topics: ``INTERFACES``.
     """
 
     def __init__(self, **kwargs) -> None:
         super().__init__('tactile_adapter', **kwargs)
         p = declare(self, PARAMETERS)
-        self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
-        if p['layout'] == 'grid':
-            self.layout = TaxelLayout.grid(p['grid.rows'], p['grid.cols'], p['grid.pitch_m'],
-                                           p['values_per_taxel'], p['scale'])
-        else:
-            self.layout = TaxelLayout.from_flat(p['positions'], p['values_per_taxel'],
-                                                p['scale'])
-        self.pad, self.frame_id = p['pad'], p['frame_id'] or p['pad']
+        self.layout = taxel_layout(p)
+        self.pad, self.frame_id = p.pad, p.frame_id or p.pad
         self.published = 0
         self.refused: Counter[str] = Counter()
         self.last_refusal = ''
-        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        qos = sensor_qos(p.qos_best_effort, p.qos_depth)
         self.cloud_pub = self.create_publisher(PointCloud2, f'tactile/{self.pad}', qos)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(Float32MultiArray, p['input_topic'], self._on_values, qos)
+        self.create_subscription(Float32MultiArray, p.input_topic, self._on_values, qos)
         diagnostics_timer(self, self._publish_diagnostics)
 
     def _on_values(self, msg: Float32MultiArray) -> None:

@@ -11,7 +11,7 @@ from grasp_monitor.core.tactile.config import PAD_FRAME_TOUCH_FUNCTIONS
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.conversions.serialized import TactileBytes
 from grasp_monitor.nodes.interfaces import publishes
-from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.qos import sensor_qos
 from grasp_monitor.nodes.tactile_sensor_parameters import PARAMETERS, PER_PAD
 from grasp_monitor.sim.backend import Simulator
@@ -39,15 +39,10 @@ class TactileSensorNode(Node):
     from one extraction of the contacts inside every k-th runner tick, on the
     runner's thread with its lock held, so all pads see the same physics state.
 
-    Parameters: see ``tactile_sensor_parameters.PARAMETERS`` (pads, bodies, and per
-    pad resolution, layout, touch, response, noise_type, noise_range, noise_seed;
-    publish_rate, markers_rate, markers_full_scale, qos.*; realism.preset,
-    realism.seed, realism.tactile.*: each pad's cloud as a real array reports it,
-    ``core.realism``, a dropped frame not published; ideal by default).
-    Publishes: ``tactile/<pad>`` (PointCloud2: float32 x y z fx fy fz per taxel, frame =
-    the pad body, stamped with simulated time; a ``normal`` pad reports fz only; a pad
-    with ``slip`` on adds vx vy vz, each taxel's slip in m/s),
-    ``tactile/markers`` (MarkerArray for rviz: taxels as spheres coloured and sized by force).
+    Clouds are stamped with simulated time; a ``normal`` pad reports fz only. Each pad's
+    cloud is as a real array reports it (``realism.*``, ``core.realism``: a dropped frame
+    is not published; ideal by default).
+    Parameters: ``tactile_sensor_parameters.PARAMETERS``; topics: ``INTERFACES``.
     """
 
     def __init__(self, *, runner: SimRunner, **kwargs) -> None:
@@ -56,30 +51,29 @@ class TactileSensorNode(Node):
         specs = tuple(dataclasses.replace(s, default=scene_pads)
                       if s.name == 'pads' and scene_pads else s for s in PARAMETERS)
         p = declare(self, specs)
-        self.add_on_set_parameters_callback(choice_checker(specs))
-        pads = pad_specs(p['pads'], p['bodies'], PAD_FRAME_TOUCH_FUNCTIONS,
-                         **{key: p[key] for key in PER_PAD})
+        pads = pad_specs(p.pads, p.bodies, PAD_FRAME_TOUCH_FUNCTIONS,
+                         **{key: getattr(p, key) for key in PER_PAD})
         with runner.lock:
             self.arrays = SimTactileArrays(runner.sim, pads)
         tick_rate_hz = 1.0 / (runner.steps_per_tick * runner.sim.timestep_s)
-        self.every = max(1, round(tick_rate_hz / p['publish_rate']))
+        self.every = max(1, round(tick_rate_hz / p.publish_rate))
         # what a real array reports (None: ideal, the forces as they are)
         self.realism = tactile_models(
-            realism_configs(p)[0], [(s.name, pad.positions_in_pad) for s, pad in
-                                    zip(pads, self.arrays.pads)],
-            self.every / tick_rate_hz, p['realism.seed'])
+            realism_configs(p.by_name())[0],
+            [(s.name, pad.positions_in_pad) for s, pad in zip(pads, self.arrays.pads)],
+            self.every / tick_rate_hz, p.realism_seed)
         self.realism_s = -math.inf  # the last frame's time: a reset starts the models over
-        self.markers_full_scale = p['markers_full_scale']
+        self.markers_full_scale = p.markers_full_scale
         self.runner = runner
         self.latest = None
         self.failures = 0
-        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        qos = sensor_qos(p.qos_best_effort, p.qos_depth)
         self.cloud_pubs = [self.create_publisher(PointCloud2, f'tactile/{pad.name}', qos)
                            for pad in pads]
         self.cloud_bytes = [TactileBytes(spec.body) for spec in self.arrays.specs]
         self.marker_pub = self.create_publisher(MarkerArray, 'tactile/markers', 10)
-        if p['markers_rate'] > 0:
-            self.create_timer(1.0 / p['markers_rate'], self._publish_markers)
+        if p.markers_rate > 0:
+            self.create_timer(1.0 / p.markers_rate, self._publish_markers)
         taxels = ', '.join(f'{spec.name} {len(pad.layout)}'
                            for spec, pad in zip(pads, self.arrays.pads))
         self.get_logger().info(f'taxels: {taxels}; at {tick_rate_hz / self.every:g} Hz, '

@@ -92,7 +92,7 @@ def snapshot_at_grasp(scenario: str = 'pick_lift', pads: Sequence[str] = (),
     runner = SimRunner(sim, RunConfig(control_rate_hz, 0.0))
     tick_s = runner.steps_per_tick * sim.timestep_s
     monitor = GraspMonitor(MonitorConfig(
-        sensor_period_s=tick_s, grasp_dwell_s=dwell_s, grasp_limit_s=duration_s,
+        sensor_period_s=tick_s, grasp_dwell=dwell_s, grasp_limit=duration_s,
         events=('contact', 'grasp'),
         robot_bodies=scene.robot_bodies))
     body_ids = [mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_BODY, name)

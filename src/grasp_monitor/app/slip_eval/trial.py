@@ -100,9 +100,10 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         setup.drive)
     monitor = GraspMonitor(monitor_config)
     # the same cues, unscaled (every threshold 1), and scored after the event fired too
-    scorer = SlipScore(monitor_config.slip_friction, 1.0, 1.0, 1.0, 1.0,
-                       monitor_config.slip_min_force_n, monitor_config.slip_high_pass_s,
-                       monitor_config.slip_cop_window_s)
+    scorer = SlipScore(monitor_config.incipient_slip_friction, 1.0, 1.0, 1.0, 1.0,
+                       monitor_config.incipient_slip_min_force,
+                       monitor_config.incipient_slip_high_pass,
+                       monitor_config.incipient_slip_cop_window)
     layout = pipeline.evaluation.layout
     per_sample = pipeline.steps_per_monitor_sample
     # the truth at every sample's step, by sample index k (stamp k / RATE_HZ)
@@ -136,7 +137,8 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
         if not detector.slip_channel:
             seen[:, 4] = np.nan
         update = monitor.update(GraspSample(
-            sample.time_s, seen[:, 0] >= monitor_config.slip_min_force_n, pad_signals=seen))
+            sample.time_s, seen[:, 0] >= monitor_config.incipient_slip_min_force,
+            pad_signals=seen))
         if any(r.kind == 'incipient_slip' for r in update.records):
             event_s = sample.time_s
         cues.append(scorer.update(signals, period_s).max(axis=0))

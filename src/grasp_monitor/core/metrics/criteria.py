@@ -36,23 +36,23 @@ class CriteriaConfig:
     """Constants of the criteria.
 
     Attributes:
-        trial_duration_s: T of the time criterion, the trial's planned length, s.
-        grasp_limit_s: the grasp event's limit, s (grasp time criterion).
-        final_position_ref_m: displacement that scores 0, m (default 0.3).
-        force_cutoff_n: samples with a net force at or above it are dropped, N
+        trial_duration: T of the time criterion, the trial's planned length, s.
+        grasp_limit: the grasp event's limit, s (grasp time criterion).
+        final_position_ref: displacement that scores 0, m (default 0.3).
+        force_cutoff: samples with a net force at or above it are dropped, N
             (default 100).
         grasp_time_span: the span the grasp time criterion measures the grasp
-            time against: ``grasp_limit`` (``grasp_limit_s``) or
-            ``trial_duration`` (``trial_duration_s``).
-        time_span: T of the time criterion: ``trial_duration`` (``trial_duration_s``,
-            rostok's examples) or ``grasp_limit`` (``grasp_limit_s``, what rostok's
+            time against: ``grasp_limit`` (``grasp_limit``) or
+            ``trial_duration`` (``trial_duration``).
+        time_span: T of the time criterion: ``trial_duration`` (``trial_duration``,
+            rostok's examples) or ``grasp_limit`` (``grasp_limit``, what rostok's
             pipeline passes).
     """
 
-    trial_duration_s: float = 10.0
-    grasp_limit_s: float = 5.0
-    final_position_ref_m: float = 0.3
-    force_cutoff_n: float = 100.0
+    trial_duration: float = 10.0
+    grasp_limit: float = 5.0
+    final_position_ref: float = 0.3
+    force_cutoff: float = 100.0
     grasp_time_span: str = GRASP_TIME_SPANS[0]
     time_span: str = 'trial_duration'
 
@@ -120,15 +120,15 @@ def time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     if _timed_out(record) or len(record) == 0:
         return 0.0
     t_end_s = float(record.trial_time_s[-1])
-    span_s = config.grasp_limit_s if config.time_span == 'grasp_limit' \
-        else config.trial_duration_s
+    span_s = config.grasp_limit if config.time_span == 'grasp_limit' \
+        else config.trial_duration
     return min(1.0, (t_end_s / span_s) ** 2)
 
 
 def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     """``1 / (1 + mean F)`` over samples with robot contact, F = ‖net contact force‖ in N.
 
-    Samples with ``F >= force_cutoff_n`` are dropped; 0 when none remain or the
+    Samples with ``F >= force_cutoff`` are dropped; 0 when none remain or the
     contact timed out. Only robot-object contacts count (the record holds no
     others; docs/deviations.md).
     """
@@ -136,7 +136,7 @@ def force_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
         return 0.0
     with_contact = record.contact_count > 0
     magnitudes_n = np.linalg.norm(record.net_force_on_object_in_world[with_contact], axis=1)
-    kept_n = magnitudes_n[magnitudes_n < config.force_cutoff_n]
+    kept_n = magnitudes_n[magnitudes_n < config.force_cutoff]
     return float(1.0 / (1.0 + kept_n.mean())) if kept_n.size else 0.0
 
 
@@ -180,16 +180,16 @@ def instant_contacting_link_criterion(record: TrialRecord) -> float:
 def grasp_time_criterion(record: TrialRecord, config: CriteriaConfig) -> float:
     """``1 - t_grasp / span``, clipped to [0, 1]; 0 with no grasp.
 
-    ``span`` is ``grasp_limit_s`` or ``trial_duration_s`` (``grasp_time_span``):
+    ``span`` is ``grasp_limit`` or ``trial_duration`` (``grasp_time_span``):
     ``(N - grasp_step) / N`` with ``N = span / dt``, in time, which does not
     need a fixed step (docs/deviations.md). Clipped because stale input pauses
-    the grasp limit, so a grasp can come later than ``grasp_limit_s``.
+    the grasp limit, so a grasp can come later than ``grasp_limit``.
     """
     grasp = record.first_event('grasp')
     if grasp is None:
         return 0.0
-    span_s = config.grasp_limit_s if config.grasp_time_span == 'grasp_limit' \
-        else config.trial_duration_s
+    span_s = config.grasp_limit if config.grasp_time_span == 'grasp_limit' \
+        else config.trial_duration
     return min(1.0, max(0.0, 1.0 - grasp.trial_time_s / span_s))
 
 
@@ -203,9 +203,9 @@ def final_position_criterion(record: TrialRecord, config: CriteriaConfig) -> flo
         return 0.0
     positions = record.object_position_in_world
     distance_m = float(np.linalg.norm(positions[k] - positions[-1]))
-    if distance_m > config.final_position_ref_m:
+    if distance_m > config.final_position_ref:
         return 0.0
-    return 1.0 - distance_m / config.final_position_ref_m
+    return 1.0 - distance_m / config.final_position_ref
 
 
 def epsilon_criterion(record: TrialRecord) -> float:

@@ -41,7 +41,7 @@ class MetricsFeed:
         config = metrics.config
         self.metrics, self.contacts, self.thresholds_j = metrics, contacts, thresholds_j
         self.basis = basis_name(contacts is not None)
-        self.names = (config.object_name, *config.pads, *(
+        self.names = (config.object, *config.pads, *(
             ('contacts',) if contacts else (f'tactile/{pad}' for pad in config.pads)))
         self.grid = StampGrid(len(self.names), config.sample_period_s, InputsConfig.time_back_s)
         self.samples = 0

@@ -51,9 +51,9 @@ class TrialMetrics:
     def _tracker(self) -> EnergyTracker:
         config = self.config
         return EnergyTracker(EnergyTrackerConfig(
-            (config.object_name,), config.object_mass_kg,
-            np.asarray([config.object_inertia_kg_m2], float), config.pads,
-            dt_s=config.energy_dt_s, desired_velocity=config.energy_desired_velocity))
+            (config.object,), config.object_mass,
+            np.asarray([config.object_inertia], float), config.pads,
+            dt_s=config.energy_dt, desired_velocity=config.energy_desired_velocity))
 
     @property
     def record(self) -> TrialRecord | None:

@@ -74,18 +74,18 @@ class SlipScore:
         ConfigError: a value out of range, naming it.
     """
 
-    def __init__(self, friction: float = default('slip_friction'),
-                 ratio: float = default('slip_ratio'),
-                 cop_speed: float = default('slip_cop_speed'),
-                 vibration: float = default('slip_vibration'),
-                 slip_speed: float = default('slip_speed'),
-                 min_force_n: float = default('slip_min_force_n'),
-                 high_pass_s: float = default('slip_high_pass_s'),
-                 cop_window_s: float = default('slip_cop_window_s'),
-                 stall: float = default('slip_stall'),
-                 stall_rise: float = default('slip_stall_rise'),
-                 stall_window_s: float = default('slip_stall_window_s'),
-                 settle_s: float = default('slip_settle_s')) -> None:
+    def __init__(self, friction: float = default('incipient_slip_friction'),
+                 ratio: float = default('incipient_slip_ratio'),
+                 cop_speed: float = default('incipient_slip_cop_speed'),
+                 vibration: float = default('incipient_slip_vibration'),
+                 slip_speed: float = default('incipient_slip_slip_speed'),
+                 min_force_n: float = default('incipient_slip_min_force'),
+                 high_pass_s: float = default('incipient_slip_high_pass'),
+                 cop_window_s: float = default('incipient_slip_cop_window'),
+                 stall: float = default('incipient_slip_stall'),
+                 stall_rise: float = default('incipient_slip_stall_rise'),
+                 stall_window_s: float = default('incipient_slip_stall_window'),
+                 settle_s: float = default('incipient_slip_settle')) -> None:
         check_positive(ratio=ratio, min_force_n=min_force_n, high_pass_s=high_pass_s,
                        stall_window_s=stall_window_s)
         for name, value in (('friction', friction), ('cop_speed', cop_speed),

@@ -5,8 +5,8 @@ are stamped), each from the latest reading of every input stamped at or
 before ``T_k``, once every input has a reading stamped at or after it. The
 samples are then a function of the readings alone, not of when they arrived,
 so a replay computes what the live run did. A sample is *stale* when an input
-it needs is missing or older than ``max_age_s``, or when the clock passed
-``T_k + max_age_s`` before every input arrived: silence pauses the monitor
+it needs is missing or older than ``max_sample_age``, or when the clock passed
+``T_k + max_sample_age`` before every input arrived: silence pauses the monitor
 instead of looking like a slip. An input stamped well before its own previous
 reading means time went back (a simulator reset): every reading of the old
 timeline is dropped, so none of them can pass for a contact in the new one.
@@ -45,9 +45,9 @@ class InputsConfig:
         pads: tactile pads, one robot body each, in sample order.
         finger_joints: joints whose speeds tell stillness without ground truth.
         use_object: whether an object ground truth (speed) is expected.
-        contact_force_n: a pad touches when its total taxel force reaches this, N;
+        contact_force: a pad touches when its total taxel force reaches this, N;
             with ``contacts``, when one of its contacts with the object does.
-        max_age_s: a reading older than this makes the sample stale, s.
+        max_sample_age: a reading older than this makes the sample stale, s.
         period_s: interval of the sample grid, s.
         time_back_s: an input stamped more than this before its previous reading
             opens a new timeline (a simulator reset), s; less is out of order.
@@ -58,33 +58,34 @@ class InputsConfig:
         palm: which pad is the palm ('' = none).
         slip_signals: whether each pad's taxels also give the samples' ``pad_signals``
             (for incipient_slip; taxels only, not ``contacts``).
-        normal_axis: the pads' frame axis normal to their surface, for those signals.
-        tare_s, deadband_n, deadband_sigmas, zero_track_s: each pad's ``TaxelZero``
+        incipient_slip_normal_axis: the pads' frame axis normal to their surface, for
+            those signals.
+        tare_time, taxel_deadband, deadband_sigmas, zero_tracking: each pad's ``TaxelZero``
             (taxels only).
         contact_release: a pad in contact is free again below this share of
-            ``contact_force_n`` (taxels only; 1: no hysteresis).
-        finger_window_s: the fingers' speeds over this window of their positions
+            ``contact_force`` (taxels only; 1: no hysteresis).
+        finger_still_window: the fingers' speeds over this window of their positions
             (``FingerMotion``; 0: their reported velocities).
     """
 
     pads: tuple[str, ...]
     finger_joints: tuple[str, ...] = ()
     use_object: bool = True
-    contact_force_n: float = 1e-3
-    max_age_s: float = 0.1
+    contact_force: float = 1e-3
+    max_sample_age: float = 0.1
     period_s: float = 0.01
     time_back_s: float = 0.05
     use_distances: bool = False
     contacts: bool = False
     palm: str = ''
     slip_signals: bool = False
-    normal_axis: str = 'y'
-    tare_s: float = input_default('tare_s')
-    deadband_n: float = input_default('deadband_n')
+    incipient_slip_normal_axis: str = 'y'
+    tare_time: float = input_default('tare_time')
+    taxel_deadband: float = input_default('taxel_deadband')
     deadband_sigmas: float = input_default('deadband_sigmas')
-    zero_track_s: float = input_default('zero_track_s')
+    zero_tracking: float = input_default('zero_tracking')
     contact_release: float = input_default('contact_release')
-    finger_window_s: float = input_default('finger_window_s')
+    finger_still_window: float = input_default('finger_still_window')
 
     def __post_init__(self) -> None:
         object.__setattr__(self, 'pads', tuple(self.pads))
@@ -96,17 +97,17 @@ class InputsConfig:
         if self.palm and self.palm not in self.pads:
             raise ConfigError(f'palm {self.palm!r} is not one of the pads: '
                               f'{", ".join(self.pads)}')
-        if not self.contact_force_n > 0:
-            raise ConfigError(f'contact_force_n must be > 0, got {self.contact_force_n}')
-        if not self.max_age_s > 0:
-            raise ConfigError(f'max_age_s must be > 0, got {self.max_age_s}')
+        if not self.contact_force > 0:
+            raise ConfigError(f'contact_force must be > 0, got {self.contact_force}')
+        if not self.max_sample_age > 0:
+            raise ConfigError(f'max_sample_age must be > 0, got {self.max_sample_age}')
         if not self.period_s > 0 or not self.time_back_s > 0:
             raise ConfigError('period_s and time_back_s must be > 0, got '
                               f'{self.period_s}, {self.time_back_s}')
         if not 0 < self.contact_release <= 1:
             raise ConfigError(f'contact_release must be in (0, 1], got {self.contact_release}')
-        TaxelZero(self.tare_s, self.deadband_n, self.deadband_sigmas, self.zero_track_s)
-        FingerMotion(len(self.finger_joints), self.finger_window_s)  # checks the window
+        TaxelZero(self.tare_time, self.taxel_deadband, self.deadband_sigmas, self.zero_tracking)
+        FingerMotion(len(self.finger_joints), self.finger_still_window)  # checks the window
         if not self.use_object and not self.finger_joints:
             raise ConfigError('without object ground truth, finger_joints must name the '
                               'joints whose speeds show the grasp is still')
@@ -129,15 +130,15 @@ class MonitorInputs:
         self._palm_index = config.pads.index(config.palm) if config.palm else -1
         # taxels as a real array gives them: each pad's zero, and its contact's hysteresis
         self.zeros = [] if config.contacts else [
-            TaxelZero(config.tare_s, config.deadband_n, config.deadband_sigmas,
-                      config.zero_track_s) for _ in config.pads]
+            TaxelZero(config.tare_time, config.taxel_deadband, config.deadband_sigmas,
+                      config.zero_tracking) for _ in config.pads]
         self._touching = np.zeros(len(config.pads), bool)
         self._totals = np.zeros(len(config.pads))  # each pad's latest total, N
-        self.fingers = FingerMotion(len(config.finger_joints), config.finger_window_s)
+        self.fingers = FingerMotion(len(config.finger_joints), config.finger_still_window)
         self._finger_positions = np.full(len(config.finger_joints), np.nan)
 
     def tare(self) -> None:
-        """Learn each pad's zero again from its next readings (``tare_s`` of them)."""
+        """Learn each pad's zero again from its next readings (``tare_time`` of them)."""
         for zero in self.zeros:
             zero.tare()
 
@@ -180,14 +181,14 @@ class MonitorInputs:
         forces = np.asarray(forces_n, float)
         if forces.ndim == 2 and forces.shape[0]:
             forces = self.zeros[index].apply(
-                forces, time_s, self._totals[index] < LIGHT_CONTACTS * self.config.contact_force_n,
+                forces, time_s, self._totals[index] < LIGHT_CONTACTS * self.config.contact_force,
                 positions_m)
         total = np.linalg.norm(forces.sum(axis=0)) if forces.ndim == 2 else abs(forces.sum())
         self._totals[index] = total
         if self.config.slip_signals and positions_m is not None:
             # the total first, then the pad's slip signals
             signals = pad_slip_signals(positions_m, forces.reshape(len(forces), -1),
-                                       self.config.normal_axis, slip_m_per_s)
+                                       self.config.incipient_slip_normal_axis, slip_m_per_s)
             self.grid.add(index, time_s, np.concatenate(([total], signals)))
         else:
             self.grid.add(index, time_s, float(total))
@@ -220,7 +221,7 @@ class MonitorInputs:
         """Take joint velocities (rad/s or m/s) and, if known, positions (rad or m).
 
         Joints not listed as fingers are ignored. With positions, a finger's speed is
-        the spread of its positions over ``finger_window_s`` (``FingerMotion``).
+        the spread of its positions over ``finger_still_window`` (``FingerMotion``).
         """
         if self._joints_index < 0:
             return
@@ -296,12 +297,12 @@ class MonitorInputs:
         return np.stack([v[1:] for v in pads])
 
     def _in_contact(self, forces: np.ndarray, keep: bool) -> np.ndarray:
-        """Return each pad's contact: on at ``contact_force_n``, off below its release share."""
+        """Return each pad's contact: on at ``contact_force``, off below its release share."""
         config = self.config
         if config.contacts or config.contact_release == 1.0:
-            return forces >= config.contact_force_n
+            return forces >= config.contact_force
         touching = np.where(self._touching, forces >= config.contact_release
-                            * config.contact_force_n, forces >= config.contact_force_n)
+                            * config.contact_force, forces >= config.contact_force)
         if keep:
             self._touching = touching
         return touching
@@ -321,7 +322,7 @@ class MonitorInputs:
             finger_speeds=np.full(len(self.config.finger_joints), np.nan)
             if fingers is None else fingers.copy(),
             distances_from_base_m=() if distances is None else distances,
-            stale=bool(late or age_s > self.config.max_age_s),
+            stale=bool(late or age_s > self.config.max_sample_age),
             age_s=age_s if math.isfinite(age_s) else math.inf,
             pad_signals=self._signals(values) if self.config.slip_signals else (),
             timeline=self.grid.epoch)
@@ -331,11 +332,11 @@ class MonitorInputs:
 
         Args:
             now_s: the node's clock, s: a grid stamp it passed by more than
-                ``max_age_s`` before every input arrived gives a stale sample.
+                ``max_sample_age`` before every input arrived gives a stale sample.
                 None: only samples every input has arrived for.
         """
         return [self._sample(p.time_s, p.values, p.stamps_s, p.late)
-                for p in self.grid.due(now_s, self.config.max_age_s)]
+                for p in self.grid.due(now_s, self.config.max_sample_age)]
 
     def sample(self, now_s: float) -> GraspSample:
         """Build a sample at ``now_s`` from the latest readings, whatever their stamps.
@@ -344,5 +345,5 @@ class MonitorInputs:
         """
         values, stamps = self.grid.latest()
         # Readings from later than now belong to a timeline the clock has left.
-        ahead = max(stamps) > now_s + self.config.max_age_s
+        ahead = max(stamps) > now_s + self.config.max_sample_age
         return self._sample(now_s, values, stamps, ahead, keep=False)

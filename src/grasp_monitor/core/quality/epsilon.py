@@ -67,10 +67,10 @@ class EpsilonConfig:
         contact: ``point`` (with friction) or ``soft`` (with torsional friction).
         friction: Coulomb friction coefficient.
         cone_edges: edges of each polyhedral friction cone.
-        torsion_m: torsional friction of a soft contact, m.
+        torsion: torsional friction of a soft contact, m.
         under_load: L1 from the contacts' present wrench, not the origin (module
             docstring); needs their forces.
-        torque_length_m: torques are divided by it, m (0: the largest distance of a
+        torque_length: torques are divided by it, m (0: the largest distance of a
             contact from the centre of mass).
     """
 
@@ -78,9 +78,9 @@ class EpsilonConfig:
     contact: str = default('contact')
     friction: float = default('friction')
     cone_edges: int = default('cone_edges')
-    torsion_m: float = default('torsion_m')
+    torsion: float = default('torsion')
     under_load: bool = default('under_load')
-    torque_length_m: float = default('torque_length_m')
+    torque_length: float = default('torque_length')
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -95,7 +95,7 @@ class EpsilonConfig:
             raise ConfigError(f'under_load needs variant l1, got variant {self.variant!r}')
         if not 3 <= self.cone_edges <= 64:
             raise ConfigError(f'cone_edges must be in [3, 64], got {self.cone_edges}')
-        for name in ('torsion_m', 'torque_length_m'):
+        for name in ('torsion', 'torque_length'):
             value = getattr(self, name)
             if not (math.isfinite(value) and value >= 0):
                 raise ConfigError(f'{name} must be finite and >= 0, got {value}')
@@ -192,7 +192,7 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         forces = forces[keep]
     points, normals = points[keep], normals[keep] / length[keep, None]
     count = len(points)
-    soft = config.contact == 'soft' and config.torsion_m > 0
+    soft = config.contact == 'soft' and config.torsion > 0
     if count == 0:
         return zero(0, 'no contact')
     if count == 1:
@@ -201,12 +201,12 @@ def grasp_quality(points_in_world: npt.ArrayLike, normals_in_world: npt.ArrayLik
         return zero(2, 'two point contacts cannot resist a torque about the line through '
                        'them')
     from_com = points - np.asarray(com_in_world, float).reshape(3)
-    torque_length_m = config.torque_length_m or float(
+    torque_length_m = config.torque_length or float(
         np.sqrt(np.einsum('ki,ki->k', from_com, from_com)).max())
     if not (math.isfinite(torque_length_m) and torque_length_m > 0):
         return zero(count, 'every contact is at the centre of mass')
     wrenches = contact_wrenches(from_com, normals, config.friction, config.cone_edges,
-                                config.torsion_m if soft else 0.0, torque_length_m)
+                                config.torsion if soft else 0.0, torque_length_m)
     shifted = wrenches
     grip_n = float(np.einsum('ki,ki->', forces, normals)) if forces is not None else 0.0
     if grip_n > 0.0:  # the wrench the contacts apply now, per newton of normal force

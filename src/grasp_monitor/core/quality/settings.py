@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 from grasp_monitor.core.settings import Setting
 
@@ -11,38 +11,35 @@ VARIANTS = ('l1', 'linf')
 #: Contact models: point contact with friction, or soft finger (with torsional friction).
 CONTACT_MODELS = ('point', 'soft')
 
-#: Each setting with the ``EpsilonConfig`` field it sets.
+#: The ``EpsilonConfig`` settings: ``epsilon.<field>`` sets the field ``<field>``.
 SETTINGS = (
-    (Setting('epsilon.variant', 'l1', 'Epsilon computed each sample: l1 (sum of the '
-             'normal forces <= 1) or linf (each <= 1; about 4-20 times slower).',
-             choices=VARIANTS, read_only=True), 'variant'),
-    (Setting('epsilon.contact', 'point', 'Contact model: point (with friction) or soft '
-             '(adds torsional friction about the normal).', choices=CONTACT_MODELS,
-             read_only=True), 'contact'),
-    (Setting('epsilon.friction', 1.0, 'Coulomb friction coefficient of the contacts '
-             "(MuJoCo's default).", 1e-3, 100.0, read_only=True), 'friction'),
-    (Setting('epsilon.cone_edges', 8, 'Edges of the polyhedral friction cone.', 3, 64,
-             read_only=True), 'cone_edges'),
-    (Setting('epsilon.torsion', 0.005, 'Torsional friction of a soft contact: torque about '
-             "the normal per newton of normal force, m (MuJoCo's default).", 0.0, 1.0,
-             read_only=True), 'torsion_m'),
-    (Setting('epsilon.under_load', False, 'L1 only: measure from the wrench the contacts apply '
-             'now (per newton of their normal forces), not from the origin: the margin left '
-             'while holding the load (contacts; taxels give no load).',
-             read_only=True), 'under_load'),
-    (Setting('epsilon.torque_length', 0.0, 'Torques are divided by this length, m (0 = the '
-             "largest distance of a contact from the object's centre of mass).", 0.0, 10.0,
-             read_only=True), 'torque_length_m'),
+    Setting('epsilon.variant', 'l1', 'Epsilon computed each sample: l1 (sum of the '
+            'normal forces <= 1) or linf (each <= 1; about 4-20 times slower).',
+            choices=VARIANTS, read_only=True),
+    Setting('epsilon.contact', 'point', 'Contact model: point (with friction) or soft '
+            '(adds torsional friction about the normal).', choices=CONTACT_MODELS,
+            read_only=True),
+    Setting('epsilon.friction', 1.0, 'Coulomb friction coefficient of the contacts '
+            "(MuJoCo's default).", 1e-3, 100.0, read_only=True),
+    Setting('epsilon.cone_edges', 8, 'Edges of the polyhedral friction cone.', 3, 64,
+            read_only=True),
+    Setting('epsilon.torsion', 0.005, 'Torsional friction of a soft contact: torque about '
+            "the normal per newton of normal force, m (MuJoCo's default).", 0.0, 1.0,
+            read_only=True),
+    Setting('epsilon.under_load', False, 'L1 only: measure from the wrench the contacts apply '
+            'now (per newton of their normal forces), not from the origin: the margin left '
+            'while holding the load (contacts; taxels give no load).',
+            read_only=True),
+    Setting('epsilon.torque_length', 0.0, 'Torques are divided by this length, m (0 = the '
+            "largest distance of a contact from the object's centre of mass).", 0.0, 10.0,
+            read_only=True),
 )
-#: The settings alone, in order.
-EPSILON_SETTINGS = tuple(setting for setting, _ in SETTINGS)
+#: The settings, as ``core.quality`` offers them.
+EPSILON_SETTINGS = SETTINGS
+#: The settings' common prefix, which the fields drop.
+PREFIX = 'epsilon.'
 
 
 def default(field: str) -> Any:
     """Return the default of the setting that sets EpsilonConfig field ``field``."""
-    return next(setting.default for setting, name in SETTINGS if name == field)
-
-
-def config_fields(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the EpsilonConfig fields that setting values ``values`` (by name) give."""
-    return {field: values[setting.name] for setting, field in SETTINGS}
+    return next(setting.default for setting in SETTINGS if setting.name == PREFIX + field)

@@ -227,7 +227,7 @@ class BlockEvaluation:
         if self._slip_positions is None:
             return None
         return cloud_slip_signals(self.arrays.pads, self._slip_positions, self.values, ticks,
-                                  self.monitor.config.slip_normal_axis)
+                                  self.monitor.config.incipient_slip_normal_axis)
 
     def _measure(self, record: np.ndarray, state_time_s: np.ndarray, first_step: int,
                  records: Sequence[EventRecord]) -> None:
@@ -264,7 +264,7 @@ class BlockEvaluation:
         """
         config = self.metrics.config
         obj, *pads = (self.layout.body_state(values, body)
-                      for body in (config.object_name, *config.pads))
+                      for body in (config.object, *config.pads))
         if self.config.contacts:
             return (obj, pads, *self.layout.object_contacts(values, self._metrics_pads))
         forces = []

@@ -83,7 +83,7 @@ class OfflinePipeline:
         # The bodies the graph has ground truth of: the monitor's object, the metrics'.
         truth = [self.config.object_body or scene.objects[0]]
         if metrics is not None:
-            truth += [metrics.object_name, *metrics.pads]
+            truth += [metrics.object, *metrics.pads]
             tactile = [spec.name for spec in specs]
             missing = [pad for pad in metrics.pads if pad not in tactile]
             if missing:
@@ -95,8 +95,8 @@ class OfflinePipeline:
                 raise ConfigError(f'body {body!r} has no ground truth in scene {scene.name}; '
                                   f'valid: {", ".join(tracked)}')
         truth = list(dict.fromkeys(truth))
-        if self.config.contacts and metrics is not None and metrics.object_name != truth[0]:
-            raise ConfigError(f'the metrics object {metrics.object_name!r} must be the '
+        if self.config.contacts and metrics is not None and metrics.object != truth[0]:
+            raise ConfigError(f'the metrics object {metrics.object!r} must be the '
                               f"monitor's, {truth[0]!r}: the contacts are those with it")
         # Only a pad that moves contact points onto its surface needs their distances.
         distances = any(spec.settings['contact_point'] == 'surface' for spec in specs)
@@ -152,10 +152,10 @@ class OfflinePipeline:
         """Return the monitor's inputs as the node hears them: clouds, joints, truth, /tf."""
         config = self.config
         inputs = config.inputs if config.inputs is not None else InputsConfig(
-            tuple(spec.name for spec in specs), contact_force_n=config.contact_force_n,
+            tuple(spec.name for spec in specs), contact_force=config.contact_force_n,
             period_s=sample_s, use_distances=True, palm=monitor.config.palm,
             slip_signals='incipient_slip' in monitor.config.events,
-            normal_axis=monitor.config.slip_normal_axis)
+            incipient_slip_normal_axis=monitor.config.incipient_slip_normal_axis)
         tick_s = self.steps_per_tick * self.sim.timestep_s
         rate_hz = config.tactile_rate_hz or 1.0 / sample_s
         return TaxelFeed(inputs, [(spec.name, pad.positions_in_pad) for spec, pad in
