@@ -57,3 +57,10 @@ _.integer_range
 _.disableflags
 _.fovy
 _.elevation
+# MonitorConfig's incipient_slip_* fields, read by name for SLIP_ARGUMENTS (core/monitor/config.py)
+_.incipient_slip_slip_speed
+_.incipient_slip_stall_rise
+_.incipient_slip_stall_window
+_.incipient_slip_settle
+# the node holds its services' owner so the service callbacks live as long as the node
+_.trial_services
