@@ -13,10 +13,9 @@ from collections import Counter
 import inspect
 from typing import Callable, TypeVar
 
-from grasp_monitor.core.errors import CommandError, GraspMonitorError
+from grasp_monitor.core.errors import GraspMonitorError
 from grasp_monitor.core.monitor import StampGrid
 from grasp_monitor.core.pad_contacts import ObjectContacts, PadContacts
-from grasp_monitor.core.servo import ServoCommand
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.interfaces import subscribes
 from grasp_monitor.nodes.qos import LATCHED_QOS
@@ -244,19 +243,3 @@ def subscribe_pads(node: Node, refused: Counter, contacts_topic: str,
     for pad in pads:
         subscribe(node, PointCloud2, f'tactile/{pad}', lambda m, pad=pad: on_pad(pad, m), qos,
                   callback_group=group)
-
-
-def accept_servo_command(node: Node, refused: Counter, make: Callable[[], ServoCommand],
-                         apply: Callable[[ServoCommand], object]) -> bool:
-    """Apply the command ``make`` builds; count a refused one by kind and log it (throttled).
-
-    Returns:
-        Whether it was applied: only an applied command may move anything else (lockstep).
-    """
-    try:
-        apply(make())
-    except CommandError as error:
-        refused[error.kind] += 1
-        node.get_logger().warning(f'refused servo command: {error}', throttle_duration_sec=1.0)
-        return False
-    return True
