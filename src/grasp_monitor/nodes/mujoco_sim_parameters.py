@@ -118,9 +118,10 @@ def scenario_params(p: Mapping[str, Any]) -> dict[str, Any]:
 def force_test(p: Mapping[str, Any]) -> ExternalForceTest:
     """Return the external force test of parameter values ``p``."""
     return ExternalForceTest(
-        p['force_test.profile'], p['force_test.amplitude_per_kg'],
-        p['force_test.angular_frequency'], p['force_test.offset'],
-        redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])
+        profile=p['force_test.profile'], amplitude_per_kg_n=p['force_test.amplitude_per_kg'],
+        angular_frequency_rad_per_s=p['force_test.angular_frequency'],
+        offset_n=p['force_test.offset'], redraw_steps=p['force_test.redraw_steps'],
+        seed=p['force_test.seed'])
 
 
 def servo_options(p: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,8 +161,8 @@ def node_settings(p: Mapping[str, Any]) -> MujocoSimSettings:
     run = RunConfig(publish_rate_hz=p['publish_rate'], real_time_factor=p['real_time_factor'],
                     pause_at_s=p['pause_at'])
     live = LiveConfig(
-        run=run, force_test=force_test(p), force_body=p['force_test.body'],
-        force_start_s=p['force_test.start_time'], lockstep=p['lockstep'],
+        run=run, force_test=force_test(p), force_test_body=p['force_test.body'],
+        force_test_start_time_s=p['force_test.start_time'], lockstep=p['lockstep'],
         clock_rate_hz=p['clock_rate'], joint_realism=realism_configs(p)[1],
         realism_seed=p['realism.seed'])
     return MujocoSimSettings(

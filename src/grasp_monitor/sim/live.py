@@ -27,8 +27,8 @@ class LiveConfig:
     Attributes:
         run: pacing (ticks per second, real-time factor, pause_at).
         force_test: the external force test's profile.
-        force_body: the body it pulls ('' = the scene's first object).
-        force_start_s: also start the test by itself at this simulated time after every
+        force_test_body: the body it pulls ('' = the scene's first object).
+        force_test_start_time_s: also start the test by itself at this simulated time after every
             reset, s (0: only when asked).
         lockstep: a tick waits for its inputs (``sim.lockstep.Lockstep``).
         clock_rate_hz: /clock rate, Hz (0: every tick).
@@ -38,8 +38,8 @@ class LiveConfig:
 
     run: RunConfig = RunConfig()
     force_test: ExternalForceTest = ExternalForceTest()
-    force_body: str = ''
-    force_start_s: float = 0.0
+    force_test_body: str = ''
+    force_test_start_time_s: float = 0.0
     lockstep: bool = True
     clock_rate_hz: float = 0.0
     joint_realism: JointRealismConfig = field(default_factory=JointRealismConfig)
@@ -67,9 +67,10 @@ class LiveSimulation:
                  present: Callable[[str], bool], resend: Callable[[float], object]) -> None:
         self.sim = sim
         self.config = config
-        self.force_body = config.force_body or sim.scene.objects[0]
-        if config.force_start_s > 0.0:
-            sim.schedule_force_test(config.force_test, self.force_body, config.force_start_s)
+        self.force_body = config.force_test_body or sim.scene.objects[0]
+        if config.force_test_start_time_s > 0.0:
+            sim.schedule_force_test(config.force_test, self.force_body,
+                                    config.force_test_start_time_s)
         self.lockstep = Lockstep(lambda: sim.time_s, 0.5 * sim.timestep_s, config.lockstep,
                                  warn)
         self._publish = publish
