@@ -88,8 +88,9 @@ class MujocoSimNode(Node):
         if settings.markers_rate_hz > 0:
             self.create_timer(1.0 / settings.markers_rate_hz, self.streams.publish_markers)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.commands = ServoCommandInput(self, sim, settings.qos, lock=self.runner.lock,
-                                          on_applied=self.lockstep.command_in)
+        self.commands = ServoCommandInput(
+            self, sim, settings.qos, lock=self.runner.lock, admit=self.lockstep.admit_command,
+            on_applied=self.lockstep.command_in)
         self.refused = self.commands.refused
         if self.verdicts_topic:
             subscribe(self, DiagnosticArray, self.verdicts_topic, self._on_verdict, VERDICTS_QOS)

@@ -31,6 +31,8 @@ class ServoCommandInput:
         backend: the servos the commands go to.
         qos: the subscriptions' QoS.
         lock: held while a command is applied (the simulator's tick lock).
+        admit: called with the stamp (s) of each ``servo_commands`` message before it is
+            read; raises ``CommandError`` to refuse it (the simulator: an old stamp).
         on_applied: called with the stamp (s) of each ``servo_commands`` message applied:
             only an applied command may move anything else (lockstep's answer to a clock).
 
@@ -40,10 +42,12 @@ class ServoCommandInput:
 
     def __init__(self, node: Node, backend: ServoBackend, qos: QoSProfile, *,
                  lock: ContextManager | None = None,
+                 admit: Callable[[float], object] | None = None,
                  on_applied: Callable[[float], object] | None = None) -> None:
         self.node = node
         self.backend = backend
         self.lock = lock if lock is not None else contextlib.nullcontext()
+        self.admit = admit
         self.on_applied = on_applied
         self.refused: Counter[str] = Counter()
         subscribe(node, JointState, 'servo_commands', self._on_command, qos)
@@ -52,8 +56,13 @@ class ServoCommandInput:
     def _on_command(self, msg: JointState) -> None:
         stamp_s = conversions.time_from_msg(msg.header.stamp)
         backend = self.backend
-        if self.accept(lambda: conversions.servo_command_from_joint_state(
-                msg, backend.servo_config, backend.command), stamp_s) and self.on_applied:
+
+        def make() -> ServoCommand:
+            if self.admit is not None:
+                self.admit(stamp_s)
+            return conversions.servo_command_from_joint_state(
+                msg, backend.servo_config, backend.command)
+        if self.accept(make, stamp_s) and self.on_applied is not None:
             self.on_applied(stamp_s)
 
     def _on_full_command(self, msg: Float64MultiArray) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import math
 
-from grasp_monitor.core.errors import CommandError, ConfigError, SimulationError
+from grasp_monitor.core.errors import ConfigError, SimulationError
 from grasp_monitor.core.force_test import ExternalForceTest
 from grasp_monitor.core.frames import FrameTransforms
 from grasp_monitor.core.noise import NoiseConfig
@@ -113,8 +113,6 @@ class Simulator(ServoBackend):
         else:
             mujoco.mj_resetData(self.model, self.data)
         self.servos.reset()
-        #: the stamp of the last stamped command applied since the reset, s
-        self.command_stamp_s = -math.inf
         self._external_force.reset()
         self._actuators.forget()
         self.diverged = False
@@ -139,23 +137,11 @@ class Simulator(ServoBackend):
         command that reached the simulator late counts from when it was sent, so
         the watchdog's bound holds from the sender's stamp. Otherwise it counts
         from now.
-
-        Raises:
-            CommandError: ``old_stamp``: stamped before the last stamped command applied
-                on this timeline (it would undo a newer one); or the bank refuses it.
         """
         now_s = self.time_s
-        last_s = self.command_stamp_s
-        tolerance_s = 0.5 * self.timestep_s
-        on_timeline = last_s <= now_s + tolerance_s
-        if stamp_s is not None and 0.0 < stamp_s < last_s - tolerance_s and on_timeline:
-            raise CommandError(f'stamped {stamp_s:.6f} s: before the last one applied, '
-                               f'{last_s:.6f} s', 'old_stamp')
         if stamp_s is not None and 0.0 < stamp_s <= now_s:
             now_s = stamp_s
         self.servos.set_command(command, now_s)
-        if stamp_s is not None and stamp_s > 0.0:
-            self.command_stamp_s = max(last_s, stamp_s) if on_timeline else stamp_s
 
     def close(self) -> None:
         """Nothing to release: the model and data go with the simulator."""
