@@ -21,14 +21,14 @@ def test_sine_force_test_profile():
 
 
 def test_random_force_test_profile_is_seeded_and_redrawn_every_n_steps():
-    test = ExternalForceTest(profile='random', redraw_every_steps=10, seed=7)
+    test = ExternalForceTest(profile='random', redraw_steps=10, seed=7)
     forces = np.array([test.force_in_world(0.0, 0.5, step) for step in range(25)])
     np.testing.assert_allclose(np.linalg.norm(forces, axis=1), 50.0)
     np.testing.assert_array_equal(forces[:10], np.repeat(forces[:1], 10, axis=0))
     assert not np.allclose(forces[9], forces[10]) and not np.allclose(forces[19], forces[20])
-    again = ExternalForceTest(profile='random', redraw_every_steps=10, seed=7)
+    again = ExternalForceTest(profile='random', redraw_steps=10, seed=7)
     np.testing.assert_array_equal(again.force_in_world(0.0, 0.5, 13), forces[13])
-    other = ExternalForceTest(profile='random', redraw_every_steps=10, seed=8)
+    other = ExternalForceTest(profile='random', redraw_steps=10, seed=8)
     assert not np.allclose(other.force_in_world(0.0, 0.5, 0), forces[0])
 
 

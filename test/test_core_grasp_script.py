@@ -39,7 +39,8 @@ def test_the_grip_force_rises_over_the_close_ramp():
     assert forces == [[0.0, 0.0], [0.0, 0.0], [5.0, 5.0], [10.0, 10.0], [10.0, 10.0],
                       [10.0, 10.0]]
     assert PickLiftScript(close_ramp_s=0.0).command(1.0).feedforward_torque[1] == 10.0
-    with pytest.raises(ConfigError, match=r'close_ramp_s must be in \[0, close_s=1.0\]'):
+    with pytest.raises(ConfigError,
+                       match=r'close_ramp_s must be in \[0, close_duration_s=1.0\]'):
         PickLiftScript(close_ramp_s=1.5)
 
 

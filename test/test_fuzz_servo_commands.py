@@ -261,7 +261,7 @@ def test_valid_commands_with_hostile_stamps_are_refused_only_when_older(ros, sta
         # applied on its time line; a stamp past its time leaves that line
         now_s = node.sim.time_s if simulated else \
             client.get_clock().now().nanoseconds * 1e-9
-        last_s = node.command_stamp_s if simulated else -math.inf
+        last_s = node.lockstep.command_stamp_s if simulated else -math.inf
         applied = None
         for (kind, offset_s), position in commands:
             stamp_s = 0.0 if kind == 'zero' else max(now_s + offset_s, 1e-3)

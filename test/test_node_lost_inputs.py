@@ -1,25 +1,45 @@
 """Input lost before a callback is counted: a flood into a small subscription queue.
 
+Both servo nodes take their commands through ``nodes/servo_commands.py``: the simulator and
+the moteus servos (on the bus double) count lost commands alike.
+
 Fast DDS raises no ``message_lost`` event when a full KEEP_LAST queue drops its oldest
 sample, so the count comes from the gaps in the publication sequence numbers
 (``nodes/lost_inputs.py`` ``LostInputs``); every message sent is then either refused or lost.
 """
 
 from common import Observer, status_values, wait_for
+from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
 from grasp_monitor.nodes.lost_inputs import LostInputs
+from grasp_monitor.nodes.moteus_servos import MoteusServosNode
 from grasp_monitor.nodes.mujoco_sim import MujocoSimNode
 from grasp_monitor.nodes.qos import sensor_qos
+import moteus
+import pytest
 from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray
 
 FLOOD = 2000
 
 
-def test_a_flood_into_a_small_queue_is_counted_as_refused_or_lost(ros):
-    params = {'publish_rate': 100.0, 'command_timeout': 0.0, 'qos.depth': 2}
-    sim = ros.add(MujocoSimNode(
+def start_mujoco_sim(ros, params):
+    return ros.add(MujocoSimNode(
         context=ros.context,
-        parameter_overrides=[Parameter(k, value=v) for k, v in params.items()]))
+        parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])), ': simulation'
+
+
+def start_moteus_servos(ros, params):
+    double = TransportDouble(DoubleConfig(ids=(1, 2, 3), firmware_timeout_s=0.0))
+    params = params | {'reply_timeout': 0.05}
+    return ros.add(MoteusServosNode(
+        transport=moteus.Transport(double), context=ros.context,
+        parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])), ': loop'
+
+
+@pytest.mark.parametrize('start', [start_mujoco_sim, start_moteus_servos])
+def test_a_flood_into_a_small_queue_is_counted_as_refused_or_lost(ros, start):
+    params = {'publish_rate': 100.0, 'command_timeout': 0.0, 'qos.depth': 2}
+    sim, status_name = start(ros, params)
     observer = Observer(ros)
     client = ros.client()
     full = client.create_publisher(Float64MultiArray, 'servo_commands/full', sensor_qos(False, 2))
@@ -43,7 +63,7 @@ def test_a_flood_into_a_small_queue_is_counted_as_refused_or_lost(ros):
         f'{FLOOD} sent: {sum(sim.refused.values()) - refused_before} refused, '
         f'{lost.lost["servo_commands/full"] - lost_before} counted lost')
     print(f'flood of {FLOOD} into a queue of 2: {refused} refused, {dropped} lost')
-    status = observer.status(': simulation', lambda s: int(
+    status = observer.status(status_name, lambda s: int(
         status_values(s).get('lost_inputs', 0)) >= dropped, timeout_s=5.0)
     assert status is not None
     assert int(status_values(status)['lost.servo_commands/full']) >= dropped

@@ -5,6 +5,7 @@ test_node_servo_interface.py; these are the hardware node's own: stop and resume
 faults, the watchdog, the final stop on shutdown and on a signal, and its configuration.
 """
 
+from collections import Counter
 import io
 import json
 import math
@@ -17,6 +18,7 @@ from grasp_monitor.app.reference import flatten
 from grasp_monitor.core.errors import ConfigError, HardwareError
 from grasp_monitor.hardware.moteus import LoopStats, MoteusConfig, MoteusObservation
 from grasp_monitor.hardware.moteus_double import DoubleConfig, TransportDouble
+from grasp_monitor.nodes.input_refusals import refusal_counts
 from grasp_monitor.nodes.moteus_servos import MoteusServosNode, PARAMETERS, servo_statuses
 from grasp_monitor.nodes.qos import LATCHED_QOS
 import moteus
@@ -329,7 +331,8 @@ def test_statuses_name_output_limits_silent_servos_and_a_loop_without_cycles():
         np.array([30.5, math.nan]), np.array([24.1, math.nan]), np.array([10, -1]),
         np.array([102, 0]), np.array([True, False]), True, False, False, ())
     loop, left, right = servo_statuses('servos', config, observation, stats,
-                                       {'unknown_joint': 2})
+                                       refusal_counts(Counter(unknown_joint=2),
+                                                      'refused_commands'))
     assert (loop.level, loop.message) == (DiagnosticStatus.OK, 'commanding')
     assert values(loop)['refused_commands'] == '2' and values(loop)['refused.unknown_joint'] == '2'
     assert (left.level, left.message) == (DiagnosticStatus.OK,

@@ -1,7 +1,9 @@
 """sim/lockstep.py without ROS: who joins, what a tick waits for, who is dropped."""
 
+from grasp_monitor.core.errors import CommandError
 from grasp_monitor.sim import lockstep
 from grasp_monitor.sim.lockstep import Lockstep
+import pytest
 
 
 def make(now_s=0.01, enabled=True):
@@ -21,6 +23,31 @@ def test_a_command_on_the_timeline_joins_the_peer():
     off, _, _ = make(enabled=False)
     off.command_in(0.01)
     assert not off.peer
+
+
+def apply(gate, stamp_s):
+    """Admit and apply a command as the simulator's node does; return the refusal kind."""
+    try:
+        gate.admit_command(stamp_s)
+    except CommandError as error:
+        return error.kind
+    gate.command_in(stamp_s)
+    return ''
+
+
+def test_a_command_stamped_before_the_last_applied_is_refused_until_a_reset():
+    gate, clock, _ = make(now_s=0.05)
+    assert [apply(gate, s) for s in (0.03, 0.02, 0.0295, 0.0, 0.04)] == \
+        ['', 'old_stamp', '', '', '']  # within the tolerance (1 ms) is the same stamp
+    assert gate.command_stamp_s == 0.04
+    with pytest.raises(CommandError) as refused:
+        gate.admit_command(0.01)
+    assert str(refused.value) == 'stamped 0.010000 s: before the last one applied, 0.040000 s'
+    # a stamp past the simulator's time leaves its timeline: the next one starts over
+    assert [apply(gate, s) for s in (0.5, 0.01)] == ['', '']
+    assert gate.command_stamp_s == 0.01
+    gate.reset()
+    assert gate.command_stamp_s == -float('inf') and apply(gate, 0.001) == ''
 
 
 def test_a_verdict_applies_its_command_and_owes_the_next():

@@ -212,7 +212,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         ConfigError: a setting the offline run cannot take (naming it).
     """
     from grasp_monitor.core.command_hold import CommandHold
-    from grasp_monitor.core.grasp_script import PickLiftScript
+    from grasp_monitor.nodes.grasp_controller_parameters import pick_lift_script
     from grasp_monitor.nodes.grasp_metrics_parameters import metrics_config
     from grasp_monitor.core.realism import realism_configs
     from grasp_monitor.nodes.grasp_monitor_parameters import inputs_config, monitor_config
@@ -272,12 +272,7 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
     if 'grasp_controller' in config.given:
         c = config.node('grasp_controller')
         # held between the controller's own ticks, as the hosted controller commands
-        drive = CommandHold(PickLiftScript(
-            approach_height_m=c['approach_height'], lift_height_m=c['lift_height'],
-            grip_force_n=c['grip_force'], approach_s=c['approach_duration'],
-            close_s=c['close_duration'], close_ramp_s=c['close_ramp'],
-            close_speed_m_per_s=c['close_speed'],
-            lift_s=c['lift_duration']).command, c['rate'])
+        drive = CommandHold(pick_lift_script(c).command, c['rate'])
     metrics = metrics_config(metrics_node | {'energy.dt': scene.settings.timestep_s}) \
         if 'grasp_metrics' in config.given else None
     return settings, params, OfflineSetup(

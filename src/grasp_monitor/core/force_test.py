@@ -16,41 +16,41 @@ FORCE_PROFILES = ('sine', 'random')
 class ExternalForceTest:
     """The force the simulator applies to the object after a grasp (REFERENCE.md §1).
 
-    'sine': ``(A·sin(ω·τ) + offset) · direction`` with ``A = amplitude_n_per_kg ·
+    'sine': ``(A·sin(ω·τ) + offset) · direction`` with ``A = amplitude_per_kg_n ·
     mass`` and ``τ`` the time since the grasp. 'random': a force of magnitude
-    ``amplitude_n_per_kg · mass`` along a direction drawn uniformly on the
-    sphere, redrawn every ``redraw_every_steps`` steps since the grasp; the
+    ``amplitude_per_kg_n · mass`` along a direction drawn uniformly on the
+    sphere, redrawn every ``redraw_steps`` steps since the grasp; the
     direction of each block of steps depends only on ``seed`` and the block
     index, so any step can be evaluated alone and reruns repeat exactly.
 
     Attributes:
         profile: 'sine' or 'random'.
-        amplitude_n_per_kg: force amplitude per kg of object, N/kg (default 100).
+        amplitude_per_kg_n: force amplitude per kg of object, N/kg (default 100).
         angular_frequency_rad_per_s: ω of the sine, rad/s (default 0.5).
         offset_n: constant part of the sine, N (default 1).
         direction_in_world: (3,) direction of the sine force, normalised
             (default +z).
-        redraw_every_steps: steps between random directions (default 100).
+        redraw_steps: steps between random directions (default 100).
         seed: seed of the random directions.
     """
 
     profile: str = 'sine'
-    amplitude_n_per_kg: float = 100.0
+    amplitude_per_kg_n: float = 100.0
     angular_frequency_rad_per_s: float = 0.5
     offset_n: float = 1.0
     direction_in_world: np.ndarray = (0.0, 0.0, 1.0)  # type: ignore[assignment]
-    redraw_every_steps: int = 100
+    redraw_steps: int = 100
     seed: int = 0
 
     def __post_init__(self) -> None:
         if self.profile not in FORCE_PROFILES:
             raise ConfigError(
                 f'profile {self.profile!r} is not one of {", ".join(FORCE_PROFILES)}')
-        for name in ('amplitude_n_per_kg', 'angular_frequency_rad_per_s', 'offset_n'):
+        for name in ('amplitude_per_kg_n', 'angular_frequency_rad_per_s', 'offset_n'):
             if not math.isfinite(getattr(self, name)):
                 raise ConfigError(f'{name} must be finite, got {getattr(self, name)}')
-        if self.amplitude_n_per_kg < 0:
-            raise ConfigError(f'amplitude_n_per_kg must be >= 0, got {self.amplitude_n_per_kg}')
+        if self.amplitude_per_kg_n < 0:
+            raise ConfigError(f'amplitude_per_kg_n must be >= 0, got {self.amplitude_per_kg_n}')
         direction = np.array(self.direction_in_world, dtype=float)
         norm = float(np.linalg.norm(direction)) if direction.shape == (3,) else 0.0
         if not (norm > 0 and math.isfinite(norm)):
@@ -62,8 +62,8 @@ class ExternalForceTest:
         object.__setattr__(self, 'direction_in_world', direction)
         if self.seed < 0:
             raise ConfigError(f'seed must be >= 0, got {self.seed}')
-        if self.redraw_every_steps < 1:
-            raise ConfigError(f'redraw_every_steps must be >= 1, got {self.redraw_every_steps}')
+        if self.redraw_steps < 1:
+            raise ConfigError(f'redraw_steps must be >= 1, got {self.redraw_steps}')
 
     def force_in_world(self, time_since_grasp_s: float, object_mass_kg: float,
                        step_since_grasp: int = 0) -> np.ndarray:
@@ -81,12 +81,12 @@ class ExternalForceTest:
             raise ConfigError(f'object_mass_kg must be finite and > 0, got {object_mass_kg}')
         if time_since_grasp_s < 0 or step_since_grasp < 0:
             return np.zeros(3)
-        amplitude_n = self.amplitude_n_per_kg * object_mass_kg
+        amplitude_n = self.amplitude_per_kg_n * object_mass_kg
         if self.profile == 'sine':
             magnitude_n = (amplitude_n * math.sin(self.angular_frequency_rad_per_s
                                                   * time_since_grasp_s) + self.offset_n)
             return magnitude_n * self.direction_in_world
-        block = step_since_grasp // self.redraw_every_steps
+        block = step_since_grasp // self.redraw_steps
         # A normal 3-vector has a direction uniform on the sphere.
         draw = np.random.default_rng((self.seed, block)).standard_normal(3)
         return amplitude_n * draw / np.linalg.norm(draw)

@@ -26,9 +26,10 @@ class PickLiftScript:
         approach_height_m: start height of the lift axis above the grasp height.
         lift_height_m: how far to lift the object, m.
         grip_force_n: closing force of each finger, N (0: the fingers never close).
-        approach_s, close_s, lift_s: duration of each phase, s; hold lasts for ever.
+        approach_duration_s, close_duration_s, lift_duration_s: duration of each phase, s;
+            hold lasts for ever.
         close_ramp_s: time for the grip force to rise from 0 to ``grip_force_n`` at the
-            start of the close, s (0: at once; at most ``close_s``).
+            start of the close, s (0: at once; at most ``close_duration_s``).
         lift_feedforward_n: gravity compensation of the lift axis, N.
         lift_max_force_n: force limit of the lift axis, N.
         finger_max_force_n: force limit of each finger, N.
@@ -41,9 +42,9 @@ class PickLiftScript:
     approach_height_m: float = 0.1
     lift_height_m: float = 0.2
     grip_force_n: float = 10.0
-    approach_s: float = 1.0
-    close_s: float = 1.0
-    lift_s: float = 1.5
+    approach_duration_s: float = 1.0
+    close_duration_s: float = 1.0
+    lift_duration_s: float = 1.5
     close_ramp_s: float = 0.5
     lift_feedforward_n: float = 9.0
     lift_max_force_n: float = 60.0
@@ -52,7 +53,7 @@ class PickLiftScript:
     close_speed_m_per_s: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ('approach_s', 'close_s', 'lift_s'):
+        for name in ('approach_duration_s', 'close_duration_s', 'lift_duration_s'):
             if not getattr(self, name) > 0:
                 raise ConfigError(f'{name} must be > 0, got {getattr(self, name)}')
         # Every value of a command comes from these: finite ones make valid commands.
@@ -66,9 +67,9 @@ class PickLiftScript:
             raise ConfigError(
                 f'grip_force_n must be in [0, finger_max_force_n={self.finger_max_force_n}],'
                 f' got {self.grip_force_n}')
-        if not 0 <= self.close_ramp_s <= self.close_s:
-            raise ConfigError(f'close_ramp_s must be in [0, close_s={self.close_s}], '
-                              f'got {self.close_ramp_s}')
+        if not 0 <= self.close_ramp_s <= self.close_duration_s:
+            raise ConfigError(f'close_ramp_s must be in [0, close_duration_s='
+                              f'{self.close_duration_s}], got {self.close_ramp_s}')
         if not (math.isfinite(self.close_speed_m_per_s) and self.close_speed_m_per_s >= 0):
             raise ConfigError(f'close_speed_m_per_s must be finite and >= 0, '
                               f'got {self.close_speed_m_per_s}')
@@ -91,32 +92,32 @@ class PickLiftScript:
 
     def phase(self, time_s: float) -> str:
         """Return the phase at ``time_s`` since the start of the script."""
-        if time_s < self.approach_s:
+        if time_s < self.approach_duration_s:
             return 'approach'
-        if time_s < self.approach_s + self.close_s:
+        if time_s < self.approach_duration_s + self.close_duration_s:
             return 'close'
-        if time_s < self.approach_s + self.close_s + self.lift_s:
+        if time_s < self.approach_duration_s + self.close_duration_s + self.lift_duration_s:
             return 'lift'
         return 'hold'
 
     def command(self, time_s: float) -> ServoCommand:
         """Return the command for (lift, finger_left, finger_right) at ``time_s``."""
         phase = self.phase(time_s)
-        lift_start_s = self.approach_s + self.close_s
+        lift_start_s = self.approach_duration_s + self.close_duration_s
         if phase == 'approach':
-            lift_m = self.approach_height_m * (1.0 - time_s / self.approach_s)
+            lift_m = self.approach_height_m * (1.0 - time_s / self.approach_duration_s)
         elif phase == 'close':
             lift_m = 0.0
         else:
-            fraction = min(1.0, (time_s - lift_start_s) / self.lift_s)
+            fraction = min(1.0, (time_s - lift_start_s) / self.lift_duration_s)
             lift_m = self.lift_height_m * fraction
         closing = phase != 'approach'
         grip = 1.0
         if phase == 'close' and self.close_ramp_s > 0:
-            grip = min(1.0, (time_s - self.approach_s) / self.close_ramp_s)
+            grip = min(1.0, (time_s - self.approach_duration_s) / self.close_ramp_s)
         target = math.nan
         if closing and self.close_speed_m_per_s > 0:
-            target = self.close_speed_m_per_s * (time_s - self.approach_s)
+            target = self.close_speed_m_per_s * (time_s - self.approach_duration_s)
         key, command = self._last
         if key == (closing, lift_m, grip, target):
             # Hold and close repeat one command: the same object lets the backend skip it.

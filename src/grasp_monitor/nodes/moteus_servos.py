@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import dataclasses
 import math
 import sys
@@ -10,56 +9,21 @@ import time
 from typing import Any, Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from grasp_monitor.core.servo.settings import COMMAND_TIMEOUT, WATCHDOG_ACTION
-from grasp_monitor.core.settings import Setting
 from grasp_monitor.hardware.moteus import (
-    LIMIT_DESCRIPTIONS, LoopStats, MoteusConfig, MoteusObservation, MoteusServos, TRANSPORTS)
+    bank_statuses, LoopStats, MoteusConfig, MoteusObservation, MoteusServos)
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
-from grasp_monitor.nodes.inputs import accept_servo_command
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
-from grasp_monitor.nodes.params import choice_checker, COMMON, declare
+from grasp_monitor.nodes.moteus_servos_parameters import node_settings, PARAMETERS
+from grasp_monitor.nodes.params import choice_checker, declare
 from grasp_monitor.nodes.process import run_node
-from grasp_monitor.nodes.qos import LATCHED_QOS, sensor_qos, SERVICE_QOS
-from grasp_monitor.sim.scenes import SCENARIOS
-import moteus
+from grasp_monitor.nodes.qos import LATCHED_QOS, SERVICE_QOS
+from grasp_monitor.nodes.servo_commands import ServoCommandInput
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, String
+from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-PARAMETERS = COMMON + (
-    Setting('joints', ['lift', 'finger_left', 'finger_right'],
-            'Joint names, in command and joint_states order.', read_only=True),
-    Setting('ids', [1, 2, 3], "CAN id of each joint's controller, 1..126.", read_only=True),
-    Setting('buses', [1], 'Bus of each controller, or one for all: 1-based index into '
-            'fdcanusb_paths or socketcan_channels, or the pi3hat port 1..5.', read_only=True),
-    Setting('transport', 'fdcanusb', 'CAN-FD adapter.', choices=TRANSPORTS, read_only=True),
-    Setting('fdcanusb_paths', [''], 'Serial device of the fdcanusb on each bus '
-            '([""] finds the one plugged in).', read_only=True),
-    Setting('socketcan_channels', ['can0'], 'SocketCAN interface of each bus.',
-            read_only=True),
-    Setting('rate', 200.0, 'Servo loop rate, Hz.', 1.0, 2000.0, read_only=True),
-    Setting('reply_timeout', 0.0, "Longest wait for a cycle's replies, s (0 = one period).",
-            0.0, 1.0, read_only=True),
-    Setting('missed_cycles_to_fault', 5, 'Cycles without a reply that fault a controller.',
-            1, 100000, read_only=True),
-    COMMAND_TIMEOUT,
-    WATCHDOG_ACTION,
-    Setting('position_min', [-math.inf], 'Lowest position target of each joint (or one '
-            'for all), rad; targets are clamped.', read_only=True),
-    Setting('position_max', [math.inf], 'Highest position target of each joint (or one '
-            'for all), rad.', read_only=True),
-    Setting('torque_limit', [1.0], 'Torque cap of each joint (or one for all), N*m: '
-            'maximum_torque and |feedforward| are clamped to it.', read_only=True),
-    Setting('read_only', False, 'Only query the controllers; never write a register.',
-            read_only=True),
-    Setting('publish_rate', 100.0, 'joint_states rate, Hz.', 1.0, 2000.0, read_only=True),
-    Setting('robot_description_scenario', '', 'Publish the gripper of this scenario (its '
-            'robot bodies, no objects) as URDF on /robot_description, its joints named as '
-            'the scenario\'s servos ("" = none).', choices=('',) + SCENARIOS,
-            read_only=True),
-)
 INTERFACES = (
     publishes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
               'rad, rad/s, N*m, each loop observation once, at most at `publish_rate`'),
@@ -74,27 +38,14 @@ INTERFACES = (
     service('~/stop', 'std_srvs/srv/Trigger', 'stop every servo until `~/resume`'),
     service('~/resume', 'std_srvs/srv/Trigger', 'clear latched faults, undo `~/stop`'),
 )
-#: Controller modes by number, as diagnostics name them.
-MODE_NAMES = {int(mode): mode.name.lower() for mode in moteus.Mode}
 
 
 class MoteusServosNode(Node):
     """Drive moteus controllers from servo commands and publish what they measure.
 
-    Parameters: ``PARAMETERS`` (joints, ids, buses, transport, fdcanusb_paths,
-    socketcan_channels, rate, reply_timeout, missed_cycles_to_fault, command_timeout,
-    position_min, position_max, torque_limit, read_only, publish_rate,
-    robot_description_scenario, qos.*).
-    Publishes: ``joint_states`` (rad, rad/s, N*m; each loop observation once, at most at
-    publish_rate; stamped when measured, or on a simulated clock when published),
-    ``/diagnostics`` (1 Hz: the loop's achieved rate and jitter, refused commands by kind,
-    watchdog; one status per servo with temperature, voltage, mode and fault code, ERROR
-    while a fault is latched), ``/robot_description`` (String, once: the URDF of
-    ``robot_description_scenario``'s gripper, when set).
-    Subscribes: ``servo_commands`` (JointState), ``servo_commands/full``
-    (Float64MultiArray), exactly as ``mujoco_sim``.
-    Services: ``~/stop`` (Trigger: every servo stopped until ``~/resume``), ``~/resume``
-    (Trigger: clear latched faults, undo ``~/stop``).
+    Parameters: ``moteus_servos_parameters.PARAMETERS``; topics and services:
+    ``INTERFACES``. Commands come in as ``mujoco_sim``'s (``ServoCommandInput``);
+    ``joint_states`` are stamped when measured, or on a simulated clock when published.
     Destroying the node stops the servos (unless read-only) and closes the transport.
 
     Args:
@@ -105,32 +56,23 @@ class MoteusServosNode(Node):
 
     def __init__(self, transport: Any = None, **kwargs) -> None:
         super().__init__('moteus_servos', **kwargs)
-        p = declare(self, PARAMETERS)
+        settings = node_settings(declare(self, PARAMETERS))
         self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
-        buses = p['buses'][0] if len(p['buses']) == 1 else tuple(p['buses'])
-        self.config = MoteusConfig(
-            tuple(p['joints']), tuple(p['ids']), buses, p['transport'],
-            tuple(path for path in p['fdcanusb_paths'] if path), tuple(p['socketcan_channels']),
-            p['rate'], p['command_timeout'], p['reply_timeout'], p['missed_cycles_to_fault'],
-            p['position_min'], p['position_max'], p['torque_limit'], p['read_only'],
-            p['watchdog_action'])
+        self.config = settings.config
         self.servos = MoteusServos(self.config, transport=transport)
-        self.refused: Counter[str] = Counter()
         self.published_s = math.nan
-        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
-        self.joint_pub = self.create_publisher(JointState, 'joint_states', qos)
+        self.joint_pub = self.create_publisher(JointState, 'joint_states', settings.qos)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(JointState, 'servo_commands', self._on_command, qos)
-        self.create_subscription(Float64MultiArray, 'servo_commands/full',
-                                 self._on_full_command, qos)
-        if p['robot_description_scenario']:
+        self.commands = ServoCommandInput(self, self.servos, settings.qos)
+        self.refused = self.commands.refused
+        if settings.robot_description_scenario:
             self.description_pub = self.create_publisher(
                 String, '/robot_description', LATCHED_QOS)
             self.description_pub.publish(String(data=self._description(
-                p['robot_description_scenario'])))
+                settings.robot_description_scenario)))
         self.create_service(Trigger, '~/stop', self._on_stop, qos_profile=SERVICE_QOS)
         self.create_service(Trigger, '~/resume', self._on_resume, qos_profile=SERVICE_QOS)
-        self.create_timer(1.0 / p['publish_rate'], self._publish)
+        self.create_timer(1.0 / settings.publish_rate_hz, self._publish)
         diagnostics_timer(self, self._publish_diagnostics)
         self.servos.start()
 
@@ -145,17 +87,6 @@ class MoteusServosNode(Node):
                 f'{scenario} has no joint {", ".join(missing)}: /robot_description will not '
                 f'move with them (its joints: {", ".join(scene.joints)})')
         return scene_urdf(scene, gripper_only=True)
-
-    def _accept(self, make_command) -> None:
-        accept_servo_command(self, self.refused, make_command, self.servos.set_command)
-
-    def _on_command(self, msg: JointState) -> None:
-        self._accept(lambda: conversions.servo_command_from_joint_state(
-            msg, self.servos.servo_config, self.servos.command))
-
-    def _on_full_command(self, msg: Float64MultiArray) -> None:
-        self._accept(lambda: conversions.servo_command_from_multiarray(
-            msg, len(self.servos.joints)))
 
     def _on_stop(self, request: Trigger.Request, response: Trigger.Response):
         self.servos.stop()
@@ -194,7 +125,8 @@ class MoteusServosNode(Node):
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = servo_statuses(self.get_name(), self.config, self.servos.observation,
-                                    self.servos.stats(), self.refused, self.servos.running)
+                                    self.servos.stats(), self.commands.counts(),
+                                    self.servos.running)
         self.diag_pub.publish(msg)
 
     def destroy_node(self) -> None:
@@ -204,55 +136,12 @@ class MoteusServosNode(Node):
 
 
 def servo_statuses(node: str, config: MoteusConfig, observation: MoteusObservation | None,
-                   stats: LoopStats, refused: Mapping[str, int],
+                   stats: LoopStats, counts: Mapping[str, int],
                    running: bool = True) -> list[DiagnosticStatus]:
-    """Return the diagnostics of the loop, then of each servo (fault: ERROR with its code)."""
-    faults = observation.faults if observation is not None else ()
-    if not running:
-        level, message = 'ERROR', 'the servo loop has ended' + (
-            f': {stats.last_error}' if stats.last_error else '')
-    elif faults:
-        level, message = 'ERROR', 'servos stopped until ~/resume: ' + '; '.join(
-            fault.message for fault in faults)
-    elif observation is None:
-        level, message = 'WARN', 'no cycle yet'
-    elif observation.stopped or observation.watchdog_tripped:
-        level, message = 'WARN', 'stopped by ~/stop' if observation.stopped else \
-            f'watchdog: no command for {config.command_timeout_s} s, servos stopped'
-    else:
-        level, message = 'OK', 'read-only' if config.read_only else \
-            'commanding' if observation.commanding else 'holding a stop until the first command'
-    values = dataclasses.asdict(stats) | {
-        'target_rate_hz': config.rate_hz, 'read_only': config.read_only,
-        'stopped': bool(observation and observation.stopped),
-        'watchdog_tripped': bool(observation and observation.watchdog_tripped),
-        'refused_commands': sum(refused.values())}
-    values.update({f'refused.{kind}': count for kind, count in refused.items()})
-    statuses = [conversions.diagnostic_status(f'{node}: loop', level, message, values,
-                                              config.transport)]
-    for i, (joint, servo_id) in enumerate(zip(config.joints, config.ids)):
-        hardware_id = f'moteus id {servo_id} on bus {config.buses[i]}'  # type: ignore[index]
-        if observation is None:
-            statuses.append(conversions.diagnostic_status(
-                f'{node}: {joint}', 'STALE', 'no reply yet', {}, hardware_id))
-            continue
-        own = [fault for fault in faults if fault.joint == joint]
-        mode, code = int(observation.mode[i]), int(observation.fault_code[i])
-        name = MODE_NAMES.get(mode, f'mode {mode}')
-        if own:
-            level, message = 'ERROR', '; '.join(fault.message for fault in own)
-            code = next((fault.code for fault in own if fault.code), code)
-        elif not observation.fresh[i]:
-            level, message = 'WARN', 'no reply this cycle'
-        else:
-            level, message = 'OK', name + (f', limited by {LIMIT_DESCRIPTIONS[code]}'
-                                           if code in LIMIT_DESCRIPTIONS else '')
-        statuses.append(conversions.diagnostic_status(f'{node}: {joint}', level, message, {
-            'position_rad': observation.position[i], 'velocity_rad_s': observation.velocity[i],
-            'torque_nm': observation.torque[i], 'temperature_c': observation.temperature_c[i],
-            'voltage_v': observation.voltage_v[i], 'mode': mode, 'mode_name': name,
-            'fault_code': code, 'fresh': bool(observation.fresh[i])}, hardware_id))
-    return statuses
+    """Return ``hardware.moteus.bank_statuses`` as messages, named after ``node``."""
+    return [conversions.diagnostic_status(f'{node}: {status.name}', status.level,
+                                          status.message, status.values, status.hardware_id)
+            for status in bank_statuses(config, observation, stats, counts, running)]
 
 
 def main(args: list[str] | None = None) -> int:

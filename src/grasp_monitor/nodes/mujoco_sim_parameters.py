@@ -1,17 +1,25 @@
-"""Declared parameters of the ``mujoco_sim`` node, and the scene and force test they make."""
+"""Declared parameters of the ``mujoco_sim`` node, and what the node makes of them."""
 
+from __future__ import annotations
+
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from grasp_monitor.core.force_test import ExternalForceTest
-from grasp_monitor.core.realism import JOINT_REALISM_SETTINGS
+from grasp_monitor.core.realism import JOINT_REALISM_SETTINGS, realism_configs
 from grasp_monitor.core.servo.settings import (
     COMMAND_TIMEOUT, MOTOR_NOISE_SETTINGS, WATCHDOG_ACTION)
 from grasp_monitor.core.settings import Setting
 from grasp_monitor.nodes.params import COMMON
+from grasp_monitor.nodes.qos import sensor_qos
+from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.live import LiveConfig
+from grasp_monitor.sim.paced_loop import RunConfig
 from grasp_monitor.sim.scene import CONES, SOLVERS
-from grasp_monitor.sim.scenes import SCENARIOS
+from grasp_monitor.sim.scenes import build_scene, SCENARIOS
 from grasp_monitor.sim.scenes.parameters import SCENARIO_PARAMETERS, SCENARIO_SETTINGS
 from grasp_monitor.sim.sensors import motor_noise
+from rclpy.qos import QoSProfile
 
 PARAMETERS = COMMON + (
     Setting('scenario', 'pick_lift', 'Scenario to simulate.', choices=SCENARIOS,
@@ -110,12 +118,55 @@ def scenario_params(p: Mapping[str, Any]) -> dict[str, Any]:
 def force_test(p: Mapping[str, Any]) -> ExternalForceTest:
     """Return the external force test of parameter values ``p``."""
     return ExternalForceTest(
-        p['force_test.profile'], p['force_test.amplitude_per_kg'],
-        p['force_test.angular_frequency'], p['force_test.offset'],
-        redraw_every_steps=p['force_test.redraw_steps'], seed=p['force_test.seed'])
+        profile=p['force_test.profile'], amplitude_per_kg_n=p['force_test.amplitude_per_kg'],
+        angular_frequency_rad_per_s=p['force_test.angular_frequency'],
+        offset_n=p['force_test.offset'], redraw_steps=p['force_test.redraw_steps'],
+        seed=p['force_test.seed'])
 
 
 def servo_options(p: Mapping[str, Any]) -> dict[str, Any]:
     """Return the ``Simulator`` keyword arguments of the servos in parameter values ``p``."""
     return {'command_timeout_s': p['command_timeout'], 'watchdog_action': p['watchdog_action'],
             'motor_noise': motor_noise(p)}
+
+
+@dataclass(frozen=True)
+class MujocoSimSettings:
+    """The ``mujoco_sim`` node's parameters as it uses them.
+
+    Attributes:
+        sim: the scenario's simulator, its servos configured.
+        live: how it runs (pacing, lockstep, force test, encoders).
+        qos: of the sensor streams and the servo commands.
+        monitor: the monitor whose verdicts start and stop the force test ('' = none).
+        controller: host the grasp controller.
+        tactile: host the tactile sensor (the scene has pads).
+        markers_rate_hz: contacts/markers rate, Hz (0 = none).
+        markers_scale_m_per_n: arrow length per newton, m/N.
+    """
+
+    sim: Simulator
+    live: LiveConfig
+    qos: QoSProfile
+    monitor: str
+    controller: bool
+    tactile: bool
+    markers_rate_hz: float
+    markers_scale_m_per_n: float
+
+
+def node_settings(p: Mapping[str, Any]) -> MujocoSimSettings:
+    """Return what the node makes of its parameter values ``p``: they are read here only."""
+    scene = build_scene(p['scenario'], scene_settings(p), **scenario_params(p))
+    run = RunConfig(publish_rate_hz=p['publish_rate'], real_time_factor=p['real_time_factor'],
+                    pause_at_s=p['pause_at'])
+    live = LiveConfig(
+        run=run, force_test=force_test(p), force_test_body=p['force_test.body'],
+        force_test_start_time_s=p['force_test.start_time'], lockstep=p['lockstep'],
+        clock_rate_hz=p['clock_rate'], joint_realism=realism_configs(p)[1],
+        realism_seed=p['realism.seed'])
+    return MujocoSimSettings(
+        sim=Simulator(scene, **servo_options(p)), live=live,
+        qos=sensor_qos(p['qos.best_effort'], p['qos.depth']), monitor=p['monitor'],
+        controller=p['controller'], tactile=p['tactile'] and bool(scene.pads),
+        markers_rate_hz=p['markers_rate'], markers_scale_m_per_n=p['markers_scale'])

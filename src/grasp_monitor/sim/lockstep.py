@@ -6,6 +6,8 @@ import math
 import threading
 from typing import Callable
 
+from grasp_monitor.core.errors import CommandError
+
 #: Wall seconds a lockstep peer may stay silent before the simulator runs free.
 LOCKSTEP_PATIENCE_S = 5.0
 #: Wall seconds between two looks while a tick waits (and between two resent clocks).
@@ -42,6 +44,10 @@ class Lockstep:
         self.tolerance_s = tolerance_s
         self.enabled = enabled
         self.warn = warn
+        # the stamp of the last stamped servo command applied, and whether the one being
+        # admitted was on this timeline then
+        self.command_stamp_s = -math.inf
+        self._on_timeline = True
         # the stamp of the latest servo_commands, and whether a peer answers
         self.answered = threading.Condition()
         self.answer_s = -math.inf
@@ -53,13 +59,33 @@ class Lockstep:
         self.monitor_dropped = False
         self.late_verdicts = 0
 
+    def admit_command(self, stamp_s: float) -> None:
+        """Refuse a servo command stamped before the last one applied on this timeline.
+
+        Call it before applying a stamped command, then ``command_in`` once it is applied.
+
+        Raises:
+            CommandError: ``old_stamp``: it would undo a newer command.
+        """
+        last_s = self.command_stamp_s
+        self._on_timeline = last_s <= self.now_s() + self.tolerance_s
+        if 0.0 < stamp_s < last_s - self.tolerance_s and self._on_timeline:
+            raise CommandError(f'stamped {stamp_s:.6f} s: before the last one applied, '
+                               f'{last_s:.6f} s', 'old_stamp')
+
     def command_in(self, stamp_s: float) -> None:
         """Note an applied servo command stamped ``stamp_s``, s: one on this timeline answers.
+
+        The last stamp applied moves on (to ``stamp_s`` if the command came from another
+        timeline when admitted).
 
         Stamped with a time of this timeline, it answers that clock, and a peer answering
         the clock joins; any other stamp (0, another timeline's) answers nothing. The
         caller gives only commands it applied: a refused one never holds a tick.
         """
+        if stamp_s > 0.0:
+            self.command_stamp_s = max(self.command_stamp_s, stamp_s) if self._on_timeline \
+                else stamp_s
         if not 0.0 < stamp_s <= self.now_s() + self.tolerance_s:
             return
         with self.answered:
@@ -93,6 +119,7 @@ class Lockstep:
     def reset(self) -> None:
         """Forget the old timeline: the monitor joins again with its first verdict."""
         with self.answered:
+            self.command_stamp_s = -math.inf
             self.answer_s = -math.inf
             self.monitor = False
             self.monitor_dropped = False

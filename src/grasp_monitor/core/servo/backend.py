@@ -34,8 +34,14 @@ class ServoBackend(abc.ABC):
         """The latest command accepted, as applied (None before the first or since a reset)."""
 
     @abc.abstractmethod
-    def set_command(self, command: ServoCommand) -> ServoCommand | None:
+    def set_command(self, command: ServoCommand,
+                    stamp_s: float | None = None) -> ServoCommand | None:
         """Accept a validated command now; it feeds the watchdog.
+
+        Args:
+            command: one target per servo.
+            stamp_s: when the sender stamped it, on the backend's clock, s (None: unstamped);
+                a backend whose clock is not the sender's ignores it.
 
         Returns:
             The command as it will be applied, if the backend limits it (else None).

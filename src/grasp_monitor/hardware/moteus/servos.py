@@ -136,8 +136,12 @@ class MoteusServos(ServoBackend):
 
     # --- commands and safety (any thread) ---------------------------------------------
 
-    def set_command(self, command: ServoCommand) -> ServoCommand:
+    def set_command(self, command: ServoCommand,
+                    stamp_s: float | None = None) -> ServoCommand:
         """Limit ``command`` (see the module docstring), make it current, feed the watchdog.
+
+        ``stamp_s`` is ignored: the watchdog runs on this machine's monotonic clock, which
+        no sender stamps with.
 
         Returns:
             The command as it will be sent (after the limits).
