@@ -38,15 +38,15 @@ class SettingValues:
         return {name[len(start):]: getattr(self, field_name(name)) for name in self.names
                 if name.startswith(start)}
 
-    # Transitional, only for the nodes not yet read by attribute (mujoco_sim,
-    # moteus_servos, grasp_controller): they read the values as a mapping by name.
+    # The simulator's, servos' and controller's conversions (nodes/*_parameters.py) read by
+    # name, so that one function takes a node's values and a parameter file's dict alike.
     def __getitem__(self, name: str) -> Any:
         """Return the value of setting ``name`` (arrays as lists), as ``declare`` once did."""
         value = getattr(self, field_name(name))
         return list(value) if isinstance(value, tuple) else value
 
     def items(self):
-        """Return the (setting name, value) pairs (transitional, as ``__getitem__``)."""
+        """Return the (setting name, value) pairs, as a parameter file's dict gives them."""
         return self.by_name().items()
 
 

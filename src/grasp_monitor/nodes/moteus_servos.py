@@ -15,7 +15,7 @@ from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.moteus_servos_parameters import node_settings, PARAMETERS
-from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import LATCHED_QOS, SERVICE_QOS
 from grasp_monitor.nodes.servo_commands import ServoCommandInput
@@ -57,7 +57,6 @@ class MoteusServosNode(Node):
     def __init__(self, transport: Any = None, **kwargs) -> None:
         super().__init__('moteus_servos', **kwargs)
         settings = node_settings(declare(self, PARAMETERS))
-        self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
         self.config = settings.config
         self.servos = MoteusServos(self.config, transport=transport)
         self.published_s = math.nan

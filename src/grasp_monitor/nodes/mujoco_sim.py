@@ -7,13 +7,13 @@ import threading
 from diagnostic_msgs.msg import DiagnosticArray
 from grasp_monitor.nodes import conversions
 from grasp_monitor.nodes.diagnostics_timer import diagnostics_timer
-from grasp_monitor.nodes.subscription import subscribe
 from grasp_monitor.nodes.interfaces import diagnostics, publishes, service, subscribes
 from grasp_monitor.nodes.mujoco_sim_parameters import node_settings, PARAMETERS
-from grasp_monitor.nodes.params import choice_checker, declare
+from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.qos import SERVICE_QOS, VERDICTS_QOS
 from grasp_monitor.nodes.servo_commands import ServoCommandInput
 from grasp_monitor.nodes.sim_streams import SimStreams
+from grasp_monitor.nodes.subscription import subscribe
 from grasp_monitor.sim.live import LiveSimulation
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.node import Node
@@ -74,7 +74,6 @@ class MujocoSimNode(Node):
     def __init__(self, *, start: bool = True, **kwargs) -> None:
         super().__init__('mujoco_sim', **kwargs)
         settings = node_settings(declare(self, PARAMETERS))
-        self.add_on_set_parameters_callback(choice_checker(PARAMETERS))
         self.sim = sim = settings.sim
         self.verdicts_topic = f'{settings.monitor}/verdicts' if settings.monitor else ''
         self.streams = SimStreams(self, sim, settings.qos, settings.markers_scale_m_per_n)

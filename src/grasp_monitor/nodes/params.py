@@ -161,25 +161,3 @@ def declare(node: Node, specs: Sequence[Setting]) -> SettingValues:
         values[spec.name] = value
     refuse_bad_sets(node, specs)
     return setting_values(specs, values)
-
-
-def choice_checker(specs: Sequence[Setting]):
-    """Return an on-set callback that refuses invalid choices with the reason.
-
-    Transitional, for mujoco_sim and moteus_servos only: ``declare`` already refuses
-    them (``refuse_bad_sets``); delete it with their two calls.
-    """
-    by_name = {spec.name: spec for spec in specs}
-
-    def callback(parameters: list) -> SetParametersResult:
-        for parameter in parameters:
-            spec = by_name.get(parameter.name)
-            if spec is None:
-                continue
-            try:
-                check(spec, parameter.value)
-            except ConfigError as error:
-                return SetParametersResult(successful=False, reason=str(error))
-        return SetParametersResult(successful=True)
-
-    return callback
