@@ -124,7 +124,7 @@ class GraspQuality:
 
 def _distance(points: np.ndarray, linf: bool) -> tuple[float, int, int]:
     work = getattr(_WORK, 'arrays', None) or workspace()
-    result = kernel()(points, linf, TOLERANCE, MAX_VERTICES, _AXES, work)
+    result = kernel()(points, linf, TOLERANCE, MAX_VERTICES, _AXES, *work)
     _WORK.arrays = fitted(work)
     return result
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -150,35 +150,77 @@ def _grown_float(x: np.ndarray, n: int) -> np.ndarray:
     return y
 
 
+class Workspace(NamedTuple):
+    """The kernel's working arrays, kept between calls (``workspace``, ``fitted``).
+
+    V vertices, F facets, H horizon ridges and T ridge-table slots at most; a search
+    that needs more replaces an array inside and notes the size in ``state``. The
+    kernel takes them as its arguments after ``axes``, in this order (``*work``:
+    numba dispatches a call on separate arrays faster than on a named tuple).
+    """
+
+    #: (V, 6) the polytope's vertices.
+    vertices: np.ndarray
+    #: (F, 6) int32 each facet's vertex ids, sorted (int32: less to read).
+    facet_vertices: np.ndarray
+    #: (F, 6) int32 the facet across each ridge r (the one without vertex r).
+    neighbours: np.ndarray
+    #: (F, 6) int8 the slot each neighbour holds the facet in.
+    neighbour_slots: np.ndarray
+    #: (F, 6) each facet's plane a·(x - center) = 1.
+    planes: np.ndarray
+    #: (F,) bool, whether a facet is on the polytope.
+    alive: np.ndarray
+    #: (F,) int64 2 s + 1: visible in search s; 2 s: not visible.
+    tags: np.ndarray
+    #: (F,) the min-heap of facet distances.
+    heap_distances: np.ndarray
+    #: (F,) int64 the facet of each heap entry.
+    heap_facets: np.ndarray
+    #: (F,) int64 facets to visit from the new vertex.
+    stack: np.ndarray
+    #: (F,) int64 the facets the new vertex sees.
+    visible: np.ndarray
+    #: (H,) int64 each horizon ridge's visible facet.
+    horizon_facets: np.ndarray
+    #: (H,) int64 the ridge's slot in that facet.
+    horizon_slots: np.ndarray
+    #: (H,) int64 the facet beyond the ridge.
+    horizon_beyond: np.ndarray
+    #: (T,) int64 the ridge table: each slot's key.
+    table_keys: np.ndarray
+    #: (T,) int64 its owner, facet * 8 + slot.
+    table_owners: np.ndarray
+    #: (T,) int64 the search that wrote it.
+    table_searches: np.ndarray
+    #: (5,) int64: the search clock, then V, F, H and T the last call needed.
+    state: np.ndarray
+
+
 def workspace(vertices: int = 128, facets: int = 1024, horizon: int = 64, table: int = 64,
-              clock: int = 0) -> tuple[np.ndarray, ...]:
+              clock: int = 0) -> Workspace:
     """Return the kernel's working arrays, to pass to each call and keep.
 
     Allocating them on each call costs more than the search (fresh pages fault in): a
-    caller keeps them and, when the last element (the state: the search clock, then the
-    rows the call needed of each) asks for more, takes larger ones (``fitted``).
+    caller keeps them and, when their ``state`` asks for more, takes larger ones
+    (``fitted``).
     """
-    return (np.zeros((vertices, 6)),  # the polytope's vertices
-            np.zeros((facets, 6), np.int32),  # each facet's vertex ids (int32: less to
-            np.zeros((facets, 6), np.int32),  # read) and neighbour across ridge r,
-            np.zeros((facets, 6), np.int8),  # and the slot the neighbour has it in
-            np.zeros((facets, 6)),  # its plane a·(x - center) = 1
-            np.zeros(facets, np.bool_),  # alive
-            np.zeros(facets, np.int64),  # 2 s + 1: visible in search s, 2 s: not visible
-            np.zeros(facets), np.zeros(facets, np.int64),  # min-heap of distances, facets
-            np.zeros(facets, np.int64), np.zeros(facets, np.int64),  # stack, visible
-            np.zeros(horizon, np.int64), np.zeros(horizon, np.int64),  # horizon ridges:
-            np.zeros(horizon, np.int64),  # visible facet, slot, facet beyond
-            np.zeros(table, np.int64), np.zeros(table, np.int64),  # ridge table: key, owner,
-            np.zeros(table, np.int64),  # search that wrote the slot
-            np.array([clock, vertices, facets, horizon, table], np.int64))
+    return Workspace(
+        np.zeros((vertices, 6)), np.zeros((facets, 6), np.int32),
+        np.zeros((facets, 6), np.int32), np.zeros((facets, 6), np.int8),
+        np.zeros((facets, 6)), np.zeros(facets, np.bool_), np.zeros(facets, np.int64),
+        np.zeros(facets), np.zeros(facets, np.int64),
+        np.zeros(facets, np.int64), np.zeros(facets, np.int64),
+        np.zeros(horizon, np.int64), np.zeros(horizon, np.int64), np.zeros(horizon, np.int64),
+        np.zeros(table, np.int64), np.zeros(table, np.int64), np.zeros(table, np.int64),
+        np.array([clock, vertices, facets, horizon, table], np.int64))
 
 
-def fitted(work: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+def fitted(work: Workspace) -> Workspace:
     """Return ``work``, or larger arrays if its last call needed more (its state)."""
-    state = work[-1]
-    if state[1] > work[0].shape[0] or state[2] > work[1].shape[0] or \
-            state[3] > work[11].shape[0] or state[4] > work[14].shape[0]:
+    state = work.state
+    if state[1] > work.vertices.shape[0] or state[2] > work.facet_vertices.shape[0] or \
+            state[3] > work.horizon_facets.shape[0] or state[4] > work.table_keys.shape[0]:
         return workspace(*(int(x) for x in state[1:]), clock=int(state[0]))
     return work
 
@@ -198,7 +240,13 @@ def _reject(u: np.ndarray, basis: np.ndarray, dim: int) -> float:
 
 
 def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
-              axes: np.ndarray, work: tuple) -> tuple[float, int, int]:
+              axes: np.ndarray, vertices: np.ndarray, facet_vertices: np.ndarray,
+              neighbours: np.ndarray, neighbour_slots: np.ndarray, planes: np.ndarray,
+              alive: np.ndarray, tags: np.ndarray, heap_distances: np.ndarray,
+              heap_facets: np.ndarray, stack: np.ndarray, visible: np.ndarray,
+              horizon_facets: np.ndarray, horizon_slots: np.ndarray,
+              horizon_beyond: np.ndarray, table_keys: np.ndarray, table_owners: np.ndarray,
+              table_searches: np.ndarray, state: np.ndarray) -> tuple[float, int, int]:
     """Return (distance, status, vertices) of the origin to the set's boundary.
 
     Args:
@@ -207,14 +255,17 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
         tol: relative gap between the bounds at which the distance is taken.
         max_vertices: vertices of the polytope, at most (``LIMIT`` beyond: the lower bound).
         axes: (6, 6) orthonormal directions for the first simplex (generic ones).
-        work: ``workspace()``; arrays too small are replaced inside, their sizes noted
-            in its state for ``fitted``.
+        vertices ... state: the arrays of a ``Workspace``, in its order; arrays too
+            small are replaced inside, their sizes noted in ``state`` for ``fitted``.
 
     Returns:
         The distance (0 unless ``OK`` or ``LIMIT``), the status and the vertices used.
     """
-    (vertices, fv, fn, fm, fa, alive, tag, heap_d, heap_f, stack, visible, hf, hr, hg,
-     table_key, table_owner, table_step, state) = work
+    # short names: the loops below read them on every line
+    fv, fn, fm, fa, tag = facet_vertices, neighbours, neighbour_slots, planes, tags
+    heap_d, heap_f = heap_distances, heap_facets
+    hf, hr, hg = horizon_facets, horizon_slots, horizon_beyond
+    table_key, table_owner, table_step = table_keys, table_owners, table_searches
     u, s, a = np.zeros(6), np.zeros(6), np.zeros(6)
     m = np.zeros((6, 7))
     center = np.zeros(6)
