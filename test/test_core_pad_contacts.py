@@ -5,7 +5,7 @@ from grasp_monitor.core.metrics import MetricsConfig, TrialMetrics
 from grasp_monitor.core.monitor import Command, EventRecord
 from grasp_monitor.core.pad_contacts import (
     basis_name, body_ids, ObjectContacts, PadContacts, strongest_per_pad)
-from grasp_monitor.core.values import BodyState
+from grasp_monitor.core.values import BodyState, Contacts
 import numpy as np
 import pytest
 
@@ -60,6 +60,17 @@ def test_contacts_wait_for_the_body_names_and_unknown_names_are_refused():
 def test_contacts_with_a_wrong_shape_are_refused():
     with pytest.raises(ConfigError, match=r'body2 must have shape \(1,\)'):
         PadContacts([[0, 0, 0]], [[0, 0, 1]], [[0, 0, 1]], [3], [1, 2])
+    with pytest.raises(ConfigError, match=r'normal_in_world must have shape \(1, 3\), got'):
+        PadContacts([[0, 0, 0]], [[0, 1]], [[0, 0, 1]], [3], [1])
+    # the simulator's contacts are checked by the same rule, with their own arrays
+    one = ([[0, 0, 0]], [np.eye(3)], [[1.0, 0, 0]], [0], [1], [3], [2])
+    assert Contacts(*one).distance_m.tolist() == [0.0]
+    with pytest.raises(ConfigError, match=r'geom2 must have shape \(1,\), got \(2,\)'):
+        Contacts(*one[:4], [1, 2], *one[5:])
+    with pytest.raises(ConfigError, match=r'frame_in_world must have shape \(1, 3, 3\)'):
+        Contacts(one[0], [np.eye(2)], *one[2:])
+    with pytest.raises(ConfigError, match=r'distance_m must have shape \(1,\), got \(2,\)'):
+        Contacts(*one, distance_m=[0.0, 0.0])
 
 
 def test_criteria_from_contacts_ignore_the_table_and_name_their_basis():

@@ -5,7 +5,7 @@ import math
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_multiply
 from grasp_monitor.core.tactile import TactileConfig, TactilePad
-from grasp_monitor.core.tactile.sensor_layout import pad_layout
+from grasp_monitor.core.tactile.pad_layout import pad_layout
 from grasp_monitor.sim.contacts import extract_contacts, geom_meshes, geom_shapes
 import mujoco
 import numpy as np
@@ -262,3 +262,33 @@ def test_pad_contacts_are_oriented_from_the_pad_and_name_the_other_body():
     assert touching.force_in_world.sum(axis=0) == pytest.approx([0, 0, 0.5 * 9.81], abs=1e-3)
     assert np.allclose(touching.normal_in_world, [0, 0, 1])
     assert len(pad_contacts(every, [model.nbody + 5])) == 0  # no pad touched
+
+
+@pytest.mark.parametrize('cube_first', [False, True])
+def test_the_contacts_and_the_pads_view_of_them_select_the_same_object_contacts(cube_first):
+    from grasp_monitor.core.metrics.trial import summarize_object_contacts
+    from grasp_monitor.sim.contacts import pad_contacts
+    pad_body = '<body name="pad"><geom type="box" size="0.1 0.1 0.01"/></body>'
+    cube_body = ('<body name="cube" pos="0 0 0.03"><freejoint/><geom type="box" '
+                 'size="0.02 0.02 0.02" mass="0.5"/></body>')
+    bodies = cube_body + pad_body if cube_first else pad_body + cube_body
+    model = mujoco.MjModel.from_xml_string(
+        f'<mujoco><worldbody>{bodies}</worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    for _ in range(300):
+        mujoco.mj_step(model, data)
+    every = extract_contacts(model, data)
+    pad, cube = (mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) for n in ('pad', 'cube'))
+    # the cube's geom comes first when its body does: the selection turns its force
+    assert set(every.body1) == ({cube} if cube_first else {pad})
+    points, forces, index, normals = every.with_object_normals([pad], cube)
+    view = pad_contacts(every, [pad]).with_object_normals([pad], cube)
+    for mine, theirs in zip((points, forces, index, normals), view):
+        np.testing.assert_allclose(mine, theirs, atol=1e-12)
+    assert len(points) == len(every) > 0 and index.tolist() == [0] * len(points)
+    # the pad holds the cube up: the forces on the cube add up to its weight, upwards
+    assert forces.sum(axis=0) == pytest.approx([0, 0, 0.5 * 9.81], abs=1e-3)
+    assert np.allclose(normals, [0, 0, 1])
+    summary = summarize_object_contacts(every, cube, [pad])
+    assert summary.net_force_on_object_in_world == pytest.approx([0, 0, 0.5 * 9.81], abs=1e-3)
+    assert summary.count == len(points) and summary.body_mask.tolist() == [True]

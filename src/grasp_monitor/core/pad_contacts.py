@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from grasp_monitor.core.errors import ConfigError
-from grasp_monitor.core.values import as_array
+from grasp_monitor.core.values import ContactSet
 import numpy as np
 import numpy.typing as npt
 
@@ -27,8 +27,8 @@ def basis_name(contacts: bool) -> str:
 
 
 @dataclass(frozen=True)
-class PadContacts:
-    """K contacts of the pads, in the world frame.
+class PadContacts(ContactSet):
+    """K contacts of the pads, in the world frame: what the graph carries.
 
     Attributes:
         position_in_world: (K, 3) contact points, m.
@@ -46,44 +46,8 @@ class PadContacts:
     body2: np.ndarray
     time_s: float = 0.0
 
-    def __post_init__(self) -> None:
-        k = np.shape(self.position_in_world)[0] if np.ndim(self.position_in_world) else 0
-        for field in ('position_in_world', 'normal_in_world', 'force_in_world'):
-            object.__setattr__(self, field, as_array(getattr(self, field), (k, 3), field))
-        for field in ('body1', 'body2'):
-            ids = np.array(getattr(self, field), dtype=np.int64).reshape(-1)
-            if ids.shape != (k,):
-                raise ConfigError(f'{field} must have shape ({k},), got {ids.shape}')
-            ids.setflags(write=False)
-            object.__setattr__(self, field, ids)
-
-    def __len__(self) -> int:
-        return int(self.position_in_world.shape[0])
-
-    def with_object(self, pad_ids: npt.ArrayLike, object_id: int
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return the contacts of the pads ``pad_ids`` with the object, as the criteria take them.
-
-        Returns:
-            Points (M, 3) m, forces on the object (M, 3) N, and which pad
-            (index into ``pad_ids``) makes each.
-        """
-        keep, pad = self._object_rows(pad_ids, object_id)
-        return self.position_in_world[keep], self.force_in_world[keep], pad
-
-    def with_object_normals(self, pad_ids: npt.ArrayLike, object_id: int
-                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """As :meth:`with_object`, and the (M, 3) normals, from the pad into the object."""
-        keep, pad = self._object_rows(pad_ids, object_id)
-        return (self.position_in_world[keep], self.force_in_world[keep], pad,
-                self.normal_in_world[keep])
-
-    def _object_rows(self, pad_ids: npt.ArrayLike, object_id: int
-                     ) -> tuple[np.ndarray, np.ndarray]:
-        pads = np.asarray(pad_ids, dtype=np.int64).reshape(-1)
-        matches = self.body1[:, None] == pads[None, :]
-        keep = np.flatnonzero((self.body2 == object_id) & matches.any(axis=1))
-        return keep, matches[keep].argmax(axis=1)
+    _ROWS = (('position_in_world', (3,)), ('normal_in_world', (3,)),
+             ('force_in_world', (3,)))
 
 
 def strongest_per_pad(forces_n: npt.ArrayLike, pad_index: npt.ArrayLike,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from typing import ClassVar, TYPE_CHECKING
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_to_matrix
@@ -130,8 +131,93 @@ class BodyArrays:
             self.linear_velocity[index], self.angular_velocity[index], self.time_s)
 
 
+class ContactSet:
+    """The base of the contact values: K contacts, row k of every array is contact k.
+
+    Each contact joins body1 to body2 (MuJoCo body ids); ``force_in_world`` is the
+    force body1 exerts on body2 and ``normal_in_world`` points from body1 to body2, both
+    in the world frame. A subclass is a frozen dataclass that names its float arrays
+    and the shape of one row in ``_ROWS`` and its int id arrays in ``_IDS``; its
+    ``__post_init__`` (this one) makes each a read-only array of K rows.
+
+    Raises:
+        ConfigError: an array whose rows or row shape differ.
+    """
+
+    _ROWS: ClassVar[tuple[tuple[str, tuple[int, ...]], ...]] = (('position_in_world', (3,)),)
+    _IDS: ClassVar[tuple[str, ...]] = ('body1', 'body2')
+
+    position_in_world: np.ndarray
+    body1: np.ndarray
+    body2: np.ndarray
+    time_s: float
+
+    if TYPE_CHECKING:  # the subclasses' fields or properties
+        force_in_world: np.ndarray
+        normal_in_world: np.ndarray
+
+    def __post_init__(self) -> None:
+        k = np.shape(self.position_in_world)[0] if np.ndim(self.position_in_world) else 0
+        for field, row in self._ROWS:
+            object.__setattr__(self, field, as_array(getattr(self, field), (k, *row), field))
+        for field in self._IDS:
+            ids = np.array(getattr(self, field), dtype=np.int64).reshape(-1)
+            if ids.shape != (k,):
+                raise ConfigError(f'{field} must have shape ({k},), got {ids.shape}')
+            ids.setflags(write=False)
+            object.__setattr__(self, field, ids)
+
+    def __len__(self) -> int:
+        return int(self.position_in_world.shape[0])
+
+    def with_object(self, robot_ids: npt.ArrayLike, object_id: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the contacts of the robot bodies ``robot_ids`` with the object.
+
+        Contacts of the object with anything else (a table) and of the robot with
+        anything else are left out; the object may be either body.
+
+        Args:
+            robot_ids: (B,) body ids of the robot (the pads), in the order of the index.
+            object_id: the object's body id.
+
+        Returns:
+            Points (M, 3) m, forces on the object (M, 3) N, and which robot body
+            (index into ``robot_ids``) makes each.
+        """
+        rows, robot, object_second = self._object_rows(robot_ids, object_id)
+        return (self.position_in_world[rows],
+                _towards_object(self.force_in_world[rows], object_second), robot)
+
+    def with_object_normals(self, robot_ids: npt.ArrayLike, object_id: int
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`with_object`, and the (M, 3) normals, from the robot into the object."""
+        rows, robot, object_second = self._object_rows(robot_ids, object_id)
+        return (self.position_in_world[rows],
+                _towards_object(self.force_in_world[rows], object_second), robot,
+                _towards_object(self.normal_in_world[rows], object_second))
+
+    def _object_rows(self, robot_ids: npt.ArrayLike, object_id: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the rows robot-object, the robot index of each, whether it is body1."""
+        robots = np.asarray(robot_ids, dtype=np.int64).reshape(-1)
+        object_second = self.body2 == object_id
+        other = np.where(object_second, self.body1, self.body2)
+        matches = other[:, None] == robots[None, :]
+        rows = np.flatnonzero((object_second | (self.body1 == object_id))
+                              & matches.any(axis=1))
+        return rows, matches[rows].argmax(axis=1), object_second[rows]
+
+
+def _towards_object(vectors: np.ndarray, object_second: np.ndarray) -> np.ndarray:
+    """Return (M, 3) ``vectors`` from body1 to body2, turned where the object is body1."""
+    # a copy only when needed: the pads' contacts always have the object second
+    return vectors if object_second.all() else np.where(object_second[:, None], vectors,
+                                                        -vectors)
+
+
 @dataclass(frozen=True)
-class Contacts:
+class Contacts(ContactSet):
     """K contacts in bulk, as the simulator reports them.
 
     Attributes:
@@ -157,30 +243,25 @@ class Contacts:
     time_s: float = 0.0
     distance_m: np.ndarray | None = None
 
-    def __post_init__(self) -> None:
-        k = np.shape(self.position_in_world)[0] if np.ndim(self.position_in_world) else 0
-        object.__setattr__(self, 'distance_m', np.zeros(k) if self.distance_m is None
-                           else as_array(self.distance_m, (k,), 'distance_m'))
-        for field, shape in (
-            ('position_in_world', (k, 3)),
-            ('frame_in_world', (k, 3, 3)),
-            ('force_in_contact', (k, 3)),
-        ):
-            object.__setattr__(self, field, as_array(getattr(self, field), shape, field))
-        for field in ('geom1', 'geom2', 'body1', 'body2'):
-            ids = np.array(getattr(self, field), dtype=np.int64).reshape(-1)
-            if ids.shape != (k,):
-                raise ConfigError(f'{field} must have shape ({k},), got {ids.shape}')
-            ids.setflags(write=False)
-            object.__setattr__(self, field, ids)
+    _ROWS = (('position_in_world', (3,)), ('frame_in_world', (3, 3)),
+             ('force_in_contact', (3,)), ('distance_m', ()))
+    _IDS = ('geom1', 'geom2', 'body1', 'body2')
 
-    def __len__(self) -> int:
-        return int(self.position_in_world.shape[0])
+    def __post_init__(self) -> None:
+        if self.distance_m is None:
+            k = np.shape(self.position_in_world)[0] if np.ndim(self.position_in_world) else 0
+            object.__setattr__(self, 'distance_m', np.zeros(k))
+        super().__post_init__()
 
     @property
     def force_in_world(self) -> np.ndarray:
         """(K, 3) N, the force on geom2 in the world frame."""
         return np.einsum('ki,kij->kj', self.force_in_contact, self.frame_in_world)
+
+    @property
+    def normal_in_world(self) -> np.ndarray:
+        """(K, 3) unit normals, from geom1 to geom2, in the world frame."""
+        return self.frame_in_world[:, 0]
 
     @staticmethod
     def empty(time_s: float = 0.0) -> 'Contacts':

@@ -17,6 +17,7 @@ from typing import Sequence
 from grasp_monitor.core.errors import SimulationError
 from grasp_monitor.core.rotations import quat_to_matrix
 from grasp_monitor.sim.backend import Simulator
+from grasp_monitor.sim.contacts import pad_contacts
 from grasp_monitor.sim.paced_loop import RunConfig, SimRunner
 from grasp_monitor.sim.scenario_run import default_drive
 from grasp_monitor.sim.scenes import build_scene
@@ -147,16 +148,12 @@ def render_grasp(snapshot: GraspSnapshot, colours: Sequence[TaxelColours],
             for point, r in zip(points, ratio):
                 _add(scene, mujoco.mjtGeom.mjGEOM_SPHERE, [colour.radius_m, 0, 0], point, eye,
                      np.append(_LOW + r * (_HIGH - _LOW), 1.0))
-        pads = {mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, spec.body)
-                for spec in snapshot.arrays.specs}
-        # force geom1 exerts on geom2, in world: the contact frame's rows weighted
-        forces = np.einsum('ki,kij->kj', contacts.force_in_contact, contacts.frame_in_world)
-        for point, force, body1, body2 in zip(contacts.position_in_world, forces,
-                                              contacts.body1, contacts.body2):
-            if body1 not in pads and body2 not in pads:
-                continue
-            on_other = force if body1 in pads else -force  # what the pad exerts
-            tip = point + arrow_m_per_n * on_other
+        touching = pad_contacts(contacts, [
+            mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, spec.body)
+            for spec in snapshot.arrays.specs])
+        # the force each pad exerts
+        for point, force in zip(touching.position_in_world, touching.force_in_world):
+            tip = point + arrow_m_per_n * force
             geom = _add(scene, mujoco.mjtGeom.mjGEOM_ARROW, [0, 0, 0], point, eye, _ARROW)
             if geom is not None:
                 mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_ARROW,

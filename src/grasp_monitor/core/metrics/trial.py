@@ -15,7 +15,7 @@ import math
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.monitor import EventRecord, TIME_TOLERANCE_S
-from grasp_monitor.core.values import Contacts
+from grasp_monitor.core.values import ContactSet
 import numpy as np
 import numpy.typing as npt
 
@@ -111,31 +111,24 @@ def summarize_contacts(
 
 
 def summarize_object_contacts(
-    contacts: Contacts,
+    contacts: ContactSet,
     object_body_id: int,
     robot_body_ids: npt.ArrayLike,
     min_force_n: float = MIN_CONTACT_FORCE_N,
 ) -> ContactSummary:
-    """Summarise the contacts between one object and the robot, from the simulator's contacts.
+    """Summarise the contacts between one object and the robot (``ContactSet.with_object``).
 
     Contacts of the object with anything else (a table) are left out.
 
     Args:
-        contacts: every contact of the sample (force on geom2 in the world frame).
+        contacts: every contact of the sample, the simulator's or the pads'.
         object_body_id: the object's body id.
         robot_body_ids: (B,) body ids of the robot, in sample order.
         min_force_n: contacts with a smaller force magnitude are ignored, N.
     """
     robot = np.asarray(robot_body_ids, dtype=np.int64).reshape(-1)
-    object_is_2 = contacts.body2 == object_body_id
-    other = np.where(object_is_2, contacts.body1, contacts.body2)
-    touches_object = object_is_2 | (contacts.body1 == object_body_id)
-    matches = other[:, None] == robot[None, :]
-    index = np.where(touches_object & matches.any(axis=1), matches.argmax(axis=1), -1)
-    # The force acts on geom2; on the object it is the opposite when the object is geom1.
-    sign = np.where(object_is_2, 1.0, -1.0)[:, None]
-    return summarize_contacts(contacts.position_in_world, sign * contacts.force_in_world,
-                              index, robot.size, min_force_n)
+    return summarize_contacts(*contacts.with_object(robot, object_body_id), robot.size,
+                              min_force_n)
 
 
 class TrialRecord:

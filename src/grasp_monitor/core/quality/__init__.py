@@ -2,9 +2,9 @@
 
 ``wrenches``: the contact wrenches per unit normal force (point or soft contact);
 ``polytope``: the distance from the origin to a wrench set's boundary (the expanding
-polytope, compiled with numba); ``epsilon``: the L1 and L∞ epsilon, with a reason
-when a grasp is degenerate; ``settings``: its settings, declared once; ``summary``: a
-trial's series in three numbers.
+polytope, compiled with numba), its arrays kept between calls in ``workspace``;
+``epsilon``: the L1 and L∞ epsilon, with a reason when a grasp is degenerate;
+``settings``: its settings, declared once; ``summary``: a trial's series in three numbers.
 """
 
 from grasp_monitor.core.quality.epsilon import (

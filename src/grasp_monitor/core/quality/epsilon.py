@@ -35,9 +35,9 @@ import threading
 
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.quality.polytope import (
-    DEGENERATE, fitted, kernel, LIMIT, LOWER_DIMENSIONAL, MAX_VERTICES, OK, ORIGIN_OUTSIDE,
-    workspace)
+    DEGENERATE, kernel, LIMIT, LOWER_DIMENSIONAL, MAX_VERTICES, OK, ORIGIN_OUTSIDE)
 from grasp_monitor.core.quality.settings import CONTACT_MODELS, default, VARIANTS
+from grasp_monitor.core.quality.workspace import fitted, workspace
 from grasp_monitor.core.quality.wrenches import contact_wrenches
 from grasp_monitor.core.rotations import cross
 import numpy as np
@@ -124,7 +124,7 @@ class GraspQuality:
 
 def _distance(points: np.ndarray, linf: bool) -> tuple[float, int, int]:
     work = getattr(_WORK, 'arrays', None) or workspace()
-    result = kernel()(points, linf, TOLERANCE, MAX_VERTICES, _AXES, work)
+    result = kernel()(points, linf, TOLERANCE, MAX_VERTICES, _AXES, *work)
     _WORK.arrays = fitted(work)
     return result
 

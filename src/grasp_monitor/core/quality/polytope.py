@@ -150,39 +150,6 @@ def _grown_float(x: np.ndarray, n: int) -> np.ndarray:
     return y
 
 
-def workspace(vertices: int = 128, facets: int = 1024, horizon: int = 64, table: int = 64,
-              clock: int = 0) -> tuple[np.ndarray, ...]:
-    """Return the kernel's working arrays, to pass to each call and keep.
-
-    Allocating them on each call costs more than the search (fresh pages fault in): a
-    caller keeps them and, when the last element (the state: the search clock, then the
-    rows the call needed of each) asks for more, takes larger ones (``fitted``).
-    """
-    return (np.zeros((vertices, 6)),  # the polytope's vertices
-            np.zeros((facets, 6), np.int32),  # each facet's vertex ids (int32: less to
-            np.zeros((facets, 6), np.int32),  # read) and neighbour across ridge r,
-            np.zeros((facets, 6), np.int8),  # and the slot the neighbour has it in
-            np.zeros((facets, 6)),  # its plane a·(x - center) = 1
-            np.zeros(facets, np.bool_),  # alive
-            np.zeros(facets, np.int64),  # 2 s + 1: visible in search s, 2 s: not visible
-            np.zeros(facets), np.zeros(facets, np.int64),  # min-heap of distances, facets
-            np.zeros(facets, np.int64), np.zeros(facets, np.int64),  # stack, visible
-            np.zeros(horizon, np.int64), np.zeros(horizon, np.int64),  # horizon ridges:
-            np.zeros(horizon, np.int64),  # visible facet, slot, facet beyond
-            np.zeros(table, np.int64), np.zeros(table, np.int64),  # ridge table: key, owner,
-            np.zeros(table, np.int64),  # search that wrote the slot
-            np.array([clock, vertices, facets, horizon, table], np.int64))
-
-
-def fitted(work: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """Return ``work``, or larger arrays if its last call needed more (its state)."""
-    state = work[-1]
-    if state[1] > work[0].shape[0] or state[2] > work[1].shape[0] or \
-            state[3] > work[11].shape[0] or state[4] > work[14].shape[0]:
-        return workspace(*(int(x) for x in state[1:]), clock=int(state[0]))
-    return work
-
-
 def _reject(u: np.ndarray, basis: np.ndarray, dim: int) -> float:
     """Remove from ``u`` (6,) its parts along the first ``dim`` rows of ``basis``; return |u|²."""
     for b in range(dim):
@@ -198,7 +165,13 @@ def _reject(u: np.ndarray, basis: np.ndarray, dim: int) -> float:
 
 
 def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
-              axes: np.ndarray, work: tuple) -> tuple[float, int, int]:
+              axes: np.ndarray, vertices: np.ndarray, facet_vertices: np.ndarray,
+              neighbours: np.ndarray, neighbour_slots: np.ndarray, planes: np.ndarray,
+              alive: np.ndarray, tags: np.ndarray, heap_distances: np.ndarray,
+              heap_facets: np.ndarray, stack: np.ndarray, visible: np.ndarray,
+              horizon_facets: np.ndarray, horizon_slots: np.ndarray,
+              horizon_beyond: np.ndarray, table_keys: np.ndarray, table_owners: np.ndarray,
+              table_searches: np.ndarray, state: np.ndarray) -> tuple[float, int, int]:
     """Return (distance, status, vertices) of the origin to the set's boundary.
 
     Args:
@@ -207,14 +180,17 @@ def _distance(points: np.ndarray, linf: bool, tol: float, max_vertices: int,
         tol: relative gap between the bounds at which the distance is taken.
         max_vertices: vertices of the polytope, at most (``LIMIT`` beyond: the lower bound).
         axes: (6, 6) orthonormal directions for the first simplex (generic ones).
-        work: ``workspace()``; arrays too small are replaced inside, their sizes noted
-            in its state for ``fitted``.
+        vertices ... state: the arrays of a ``workspace.Workspace``, in its order; arrays too
+            small are replaced inside, their sizes noted in ``state`` for ``fitted``.
 
     Returns:
         The distance (0 unless ``OK`` or ``LIMIT``), the status and the vertices used.
     """
-    (vertices, fv, fn, fm, fa, alive, tag, heap_d, heap_f, stack, visible, hf, hr, hg,
-     table_key, table_owner, table_step, state) = work
+    # short names: the loops below read them on every line
+    fv, fn, fm, fa, tag = facet_vertices, neighbours, neighbour_slots, planes, tags
+    heap_d, heap_f = heap_distances, heap_facets
+    hf, hr, hg = horizon_facets, horizon_slots, horizon_beyond
+    table_key, table_owner, table_step = table_keys, table_owners, table_searches
     u, s, a = np.zeros(6), np.zeros(6), np.zeros(6)
     m = np.zeros((6, 7))
     center = np.zeros(6)

@@ -20,7 +20,7 @@ Response functions:
 ``config``: the choices; ``pad``: one pad (``compute``, one sample);
 ``group``: several pads over blocks of samples (``blocks`` does the work, with
 ``candidate_grid``, ``scatter`` and ``spread_kernel``); ``surface``: a contact point moved onto the
-pad; ``sensor_layout``: taxels over a pad's geoms
+pad; ``pad_layout``: taxels over a pad's geoms
 (``layout`` the shared part, ``primitives`` and ``mesh`` the two modes);
 ``taxel_grid``: a hardware driver's taxel layout; ``settings``: a pad's settings,
 which ``plugin``, the ``tactile_array`` sensor plugin, takes.
@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     from grasp_monitor.core.tactile.layout import PadLayout
     from grasp_monitor.core.tactile.mesh import body_mesh
     from grasp_monitor.core.tactile.pad import TactilePad
+    from grasp_monitor.core.tactile.pad_layout import pad_layout
     from grasp_monitor.core.tactile.plugin import make_tactile_array
     from grasp_monitor.core.tactile.primitives import SURFACE_KINDS, surface_points
-    from grasp_monitor.core.tactile.sensor_layout import pad_layout
     from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
     from grasp_monitor.core.tactile.taxel_grid import grid_positions, TaxelLayout, VALUES_PER_TAXEL
 
@@ -55,7 +55,7 @@ _MODULES = {
     'PadGroup': 'group',
     'TactilePad': 'pad',
     'make_tactile_array': 'plugin', 'TACTILE_SETTINGS': 'settings',
-    'body_mesh': 'mesh', 'LAYOUT_MODES': 'config', 'pad_layout': 'sensor_layout',
+    'body_mesh': 'mesh', 'LAYOUT_MODES': 'config', 'pad_layout': 'pad_layout',
     'PadLayout': 'layout', 'SURFACE_KINDS': 'primitives', 'surface_points': 'primitives',
     'grid_positions': 'taxel_grid', 'TaxelLayout': 'taxel_grid', 'VALUES_PER_TAXEL': 'taxel_grid',
 }
