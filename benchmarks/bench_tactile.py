@@ -25,7 +25,7 @@ import platform
 import time
 
 from grasp_monitor.core.tactile import TactileConfig, TactilePad
-from grasp_monitor.core.tactile.pad_layout import pad_layout
+from grasp_monitor.core.tactile.geom_taxels import pad_layout
 from grasp_monitor.sim.contacts import extract_contacts, geom_shapes
 import mujoco
 import numpy as np

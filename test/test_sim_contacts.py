@@ -5,7 +5,7 @@ import math
 from grasp_monitor.core.errors import ConfigError
 from grasp_monitor.core.rotations import quat_multiply
 from grasp_monitor.core.tactile import TactileConfig, TactilePad
-from grasp_monitor.core.tactile.pad_layout import pad_layout
+from grasp_monitor.core.tactile.geom_taxels import pad_layout
 from grasp_monitor.sim.contacts import extract_contacts, geom_meshes, geom_shapes
 import mujoco
 import numpy as np

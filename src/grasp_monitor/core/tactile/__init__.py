@@ -38,11 +38,11 @@ if TYPE_CHECKING:
     from grasp_monitor.core.tactile.config import (
         LAYOUT_MODES, RESPONSE_FUNCTIONS, SPREAD_RADIUS_RESOLUTIONS, TactileConfig,
         TOUCH_FUNCTIONS)
+    from grasp_monitor.core.tactile.geom_taxels import pad_layout
     from grasp_monitor.core.tactile.group import PadGroup
     from grasp_monitor.core.tactile.layout import PadLayout
     from grasp_monitor.core.tactile.mesh import body_mesh
     from grasp_monitor.core.tactile.pad import TactilePad
-    from grasp_monitor.core.tactile.pad_layout import pad_layout
     from grasp_monitor.core.tactile.plugin import make_tactile_array
     from grasp_monitor.core.tactile.primitives import SURFACE_KINDS, surface_points
     from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
@@ -55,7 +55,7 @@ _MODULES = {
     'PadGroup': 'group',
     'TactilePad': 'pad',
     'make_tactile_array': 'plugin', 'TACTILE_SETTINGS': 'settings',
-    'body_mesh': 'mesh', 'LAYOUT_MODES': 'config', 'pad_layout': 'pad_layout',
+    'body_mesh': 'mesh', 'LAYOUT_MODES': 'config', 'pad_layout': 'geom_taxels',
     'PadLayout': 'layout', 'SURFACE_KINDS': 'primitives', 'surface_points': 'primitives',
     'grid_positions': 'taxel_grid', 'TaxelLayout': 'taxel_grid', 'VALUES_PER_TAXEL': 'taxel_grid',
 }

@@ -7,8 +7,8 @@ from typing import Any, Iterable, Mapping
 from grasp_monitor.core.noise import NoiseConfig
 from grasp_monitor.core.plugins import register_plugin
 from grasp_monitor.core.tactile.config import TactileConfig
+from grasp_monitor.core.tactile.geom_taxels import pad_layout
 from grasp_monitor.core.tactile.pad import TactilePad
-from grasp_monitor.core.tactile.pad_layout import pad_layout
 from grasp_monitor.core.tactile.settings import TACTILE_SETTINGS
 from grasp_monitor.core.values import GeomShape
 import numpy.typing as npt
