@@ -14,7 +14,6 @@ it changes nothing once the window is over.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from grasp_monitor.core.errors import ConfigError
 import numpy as np
@@ -22,12 +21,6 @@ import numpy.typing as npt
 
 #: A taxel within this many noise floors of its zero is unloaded: its zero follows it.
 TRACK_BAND = 3.0
-#: Time constants of a taxel's fast and slow averages of its readings, s: their difference is
-#: its reading's rate times about 0.08 s.
-FAST_S, SLOW_S = 0.02, 0.1
-#: A taxel whose fast average leads its slow one by more than this many floors away from its
-#: zero is being loaded (a rate above ~3 floors per second): its zero does not follow.
-RISE_FLOORS = 0.25
 
 
 class TaxelZero:
@@ -61,12 +54,8 @@ class TaxelZero:
         self._last_s = -math.inf
         self._pairs: np.ndarray | None = None
         self._pairs_taxels = -1
-        self._pool: Any = None  # (N, N) sparse: each taxel and its neighbours
-        self._pool_floor: np.ndarray | None = None  # (N,) root of their summed floors, N
         self._exact = True  # every floor 0: readings less the zero, nothing else
         self._track_band = np.zeros(0)
-        self._fast: np.ndarray | None = None  # each taxel's readings averaged over FAST_S
-        self._slow: np.ndarray | None = None  # and over SLOW_S
         self.tare()
 
     def tare(self) -> None:
@@ -108,31 +97,17 @@ class TaxelZero:
             return zeroed
         size = np.sqrt(np.einsum('nc,nc->n', zeroed, zeroed))
         if self.track_s > 0 and 0 < dt_s < math.inf:
-            self._follow(values, zeroed, size, dt_s, light)
+            share = dt_s / (self.track_s + dt_s)
+            if light:
+                self._zero += zeroed * share
+            else:
+                # one pass, no boolean gather and scatter: a loaded taxel adds 0
+                self._zero += np.where((size <= self._track_band)[:, None], zeroed * share,
+                                       0.0)
         above = size > self.floor_n
         if positions is not None:
             above &= self._with_loaded_neighbour(above, positions)
-            above |= self._pooled_above(zeroed, size)
         return np.where(above[:, None], zeroed, 0.0)
-
-    def _follow(self, values: np.ndarray, zeroed: np.ndarray, size: np.ndarray,
-                dt_s: float, light: bool) -> None:
-        """Let the zeros of the taxels that may follow move ``dt_s`` towards their readings.
-
-        A taxel whose reading moves away from its zero (a load coming on, however slowly:
-        its fast average leads its slow one along the remainder by more than
-        ``RISE_FLOORS`` floors) keeps its zero: followed, a slow press would sink into the
-        zero and read as a pull once released. Drift (mN/s) and what a released load
-        leaves (steady, or falling back) are followed.
-        """
-        assert self._fast is not None and self._slow is not None
-        self._fast += (values - self._fast) * (dt_s / (FAST_S + dt_s))
-        self._slow += (values - self._slow) * (dt_s / (SLOW_S + dt_s))
-        lead = np.einsum('nc,nc->n', self._fast - self._slow, zeroed)
-        steady = lead <= RISE_FLOORS * self.floor_n * size
-        follow = steady if light else steady & (size <= self._track_band)
-        # one pass, no boolean gather and scatter: a taxel that keeps its zero adds 0
-        self._zero += np.where(follow[:, None], zeroed * (dt_s / (self.track_s + dt_s)), 0.0)
 
     def _with_loaded_neighbour(self, above: np.ndarray, positions: npt.ArrayLike) -> np.ndarray:
         """Return (N,) each taxel has a neighbour (within 1.5 spacings) in ``above``."""
@@ -141,27 +116,11 @@ class TaxelZero:
             self._pairs = neighbour_pairs(points)
             self._pairs_taxels = len(points)
             self._pair_ends = (self._pairs[:, 0].copy(), self._pairs[:, 1].copy())
-            self._pool = pool_matrix(self._pairs, len(points))
-            self._pool_floor = None
         near = np.zeros(above.size, bool)
         first, second = self._pair_ends
         near[first[above[second]]] = True
         near[second[above[first]]] = True
         return near
-
-    def _pooled_above(self, zeroed: np.ndarray, size: np.ndarray) -> np.ndarray:
-        """Return (N,) the taxels whose neighbourhood's sum is above its noise floor.
-
-        A touch too light for any one taxel to leave its floor spreads over several:
-        summed with its neighbours (each taxel's remainder clipped at its own floor, so
-        one outlier cannot carry a neighbourhood), it stands out ~3 times sooner than one
-        taxel does against the root of their summed floors.
-        """
-        if self._pool_floor is None:
-            self._pool_floor = np.sqrt(self._pool @ (self.floor_n * self.floor_n))
-        clip = np.minimum(1.0, self.floor_n / np.maximum(size, 1e-300))
-        pooled = self._pool @ (zeroed * clip[:, None])
-        return np.einsum('nc,nc->n', pooled, pooled) > self._pool_floor * self._pool_floor
 
     def _learn(self, values: np.ndarray, time_s: float) -> np.ndarray:
         if self._window_start_s is None:
@@ -182,8 +141,6 @@ class TaxelZero:
             self.floor_n = np.maximum(
                 self.deadband_n, self.deadband_sigmas * np.sqrt(variance.sum(axis=1)))
             self._exact = not self.floor_n.any()
-            self._pool_floor = None
-            self._fast, self._slow = mean.copy(), mean.copy()
             self._track_band = TRACK_BAND * self.floor_n
             self.taring = False
         return np.zeros_like(values)
@@ -197,11 +154,3 @@ def neighbour_pairs(positions: np.ndarray) -> np.ndarray:
     tree = cKDTree(positions)
     nearest = tree.query(positions, k=2)[0][:, 1]
     return tree.query_pairs(1.5 * float(np.median(nearest)), output_type='ndarray')
-
-
-def pool_matrix(pairs: np.ndarray, taxels: int) -> Any:
-    """Return the (N, N) sparse matrix that sums each taxel with its ``pairs`` neighbours."""
-    from scipy.sparse import csr_matrix
-    rows = np.concatenate((np.arange(taxels), pairs[:, 0], pairs[:, 1]))
-    cols = np.concatenate((np.arange(taxels), pairs[:, 1], pairs[:, 0]))
-    return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(taxels, taxels))
