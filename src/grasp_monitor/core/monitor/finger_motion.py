@@ -35,8 +35,27 @@ class FingerMotion:
 
     def reset(self) -> None:
         """Forget the positions seen (a new timeline)."""
-        self._stamps: list[float] = []
-        self._positions: list[np.ndarray] = []
+        # the window's reports in a preallocated buffer, rows [_first, _end): no list of
+        # arrays stacked per message
+        self._stamps = np.empty(64)
+        self._positions = np.empty((64, self.fingers))
+        self._first = self._end = 0
+
+    def _append(self, position: np.ndarray, time_s: float) -> None:
+        if self._end == len(self._stamps):
+            kept = self._end - self._first
+            if 2 * kept > len(self._stamps):  # more than half in use: grow
+                size = 2 * len(self._stamps)
+                stamps, positions = np.empty(size), np.empty((size, self.fingers))
+            else:
+                stamps, positions = self._stamps, self._positions
+            stamps[:kept] = self._stamps[self._first:self._end]
+            positions[:kept] = self._positions[self._first:self._end]
+            self._stamps, self._positions = stamps, positions
+            self._first, self._end = 0, kept
+        self._stamps[self._end] = time_s
+        self._positions[self._end] = position
+        self._end += 1
 
     def speeds(self, positions: npt.ArrayLike | None, velocities: npt.ArrayLike,
                time_s: float) -> np.ndarray:
@@ -50,22 +69,20 @@ class FingerMotion:
         speed = np.abs(np.asarray(velocities, float))
         if positions is None or self.window_s == 0:
             return speed
-        position = np.array(positions, float)  # a copy: the caller may reuse its array
-        stamps, kept = self._stamps, self._positions
-        if stamps and time_s < stamps[-1]:
+        if self._end > self._first and time_s < self._stamps[self._end - 1]:
             self.reset()  # time went back
-        stamps.append(time_s)
-        kept.append(position)
+        self._append(positions, time_s)  # a copy: the caller may reuse its array
         # keep the newest report at or before the window's start, and those after it
-        start = time_s - self.window_s
-        drop = 0
-        while drop + 1 < len(stamps) and stamps[drop + 1] <= start + 1e-12:
-            drop += 1
-        del stamps[:drop], kept[:drop]
-        if stamps[0] > start + 1e-12:
+        start = time_s - self.window_s + 1e-12
+        stamps = self._stamps
+        first = self._first
+        while first + 1 < self._end and stamps[first + 1] <= start:
+            first += 1
+        self._first = first
+        if stamps[first] > start:
             # not a whole window seen yet: the velocities decide
             return speed
-        window = np.stack(kept)
+        window = self._positions[first:self._end]
         spread = window.max(axis=0) - window.min(axis=0)
         # a finger without a position in the window (NaN) keeps its velocity
         return np.where(np.isfinite(spread), spread / self.window_s, speed)

@@ -53,6 +53,9 @@ class TaxelZero:
         self.floor_n = np.zeros(0)
         self._last_s = -math.inf
         self._pairs: np.ndarray | None = None
+        self._pairs_taxels = -1
+        self._exact = True  # every floor 0: readings less the zero, nothing else
+        self._track_band = np.zeros(0)
         self.tare()
 
     def tare(self) -> None:
@@ -90,24 +93,31 @@ class TaxelZero:
         if self._zero is None:
             return values
         zeroed = values - self._zero
-        if not self.floor_n.any():
+        if self._exact:
             return zeroed
         size = np.sqrt(np.einsum('nc,nc->n', zeroed, zeroed))
         if self.track_s > 0 and 0 < dt_s < math.inf:
-            unloaded = slice(None) if light else size <= TRACK_BAND * self.floor_n
-            self._zero[unloaded] += zeroed[unloaded] * (dt_s / (self.track_s + dt_s))
+            share = dt_s / (self.track_s + dt_s)
+            if light:
+                self._zero += zeroed * share
+            else:
+                # one pass, no boolean gather and scatter: a loaded taxel adds 0
+                self._zero += np.where((size <= self._track_band)[:, None], zeroed * share,
+                                       0.0)
         above = size > self.floor_n
         if positions is not None:
             above &= self._with_loaded_neighbour(above, positions)
-        zeroed[~above] = 0.0
-        return zeroed
+        return np.where(above[:, None], zeroed, 0.0)
 
     def _with_loaded_neighbour(self, above: np.ndarray, positions: npt.ArrayLike) -> np.ndarray:
         """Return (N,) each taxel has a neighbour (within 1.5 spacings) in ``above``."""
-        if self._pairs is None or self._pairs.shape[0] and self._pairs.max() >= above.size:
-            self._pairs = neighbour_pairs(np.asarray(positions, float))
+        if self._pairs is None or self._pairs_taxels != above.size:
+            points = np.asarray(positions, float)
+            self._pairs = neighbour_pairs(points)
+            self._pairs_taxels = len(points)
+            self._pair_ends = (self._pairs[:, 0].copy(), self._pairs[:, 1].copy())
         near = np.zeros(above.size, bool)
-        first, second = self._pairs.T
+        first, second = self._pair_ends
         near[first[above[second]]] = True
         near[second[above[first]]] = True
         return near
@@ -130,6 +140,8 @@ class TaxelZero:
             self._zero = mean
             self.floor_n = np.maximum(
                 self.deadband_n, self.deadband_sigmas * np.sqrt(variance.sum(axis=1)))
+            self._exact = not self.floor_n.any()
+            self._track_band = TRACK_BAND * self.floor_n
             self.taring = False
         return np.zeros_like(values)
 
