@@ -48,8 +48,8 @@ def test_installed_descriptions_carry_the_upstream_hashes(interface):
     assert {name: installed[name] for name in expected} == expected
 
 
-@pytest.mark.parametrize('action_type, name', [(GripperCommand, 'GripperCommand'),
-                                                (ParallelGripperCommand, 'ParallelGripperCommand')])
+@pytest.mark.parametrize('action_type, name', [
+    (GripperCommand, 'GripperCommand'), (ParallelGripperCommand, 'ParallelGripperCommand')])
 def test_a_goal_crosses_dds_with_the_standard_type_name_and_hash(ros, action_type, name):
     server_node = ros.client('gripper_server')
     client_node = ros.client('gripper_client')

@@ -1,0 +1,154 @@
+"""The ``gripper_action`` node: control_msgs's GripperCommand action, judged by the monitor."""
+
+from __future__ import annotations
+
+import sys
+
+from control_msgs.action import GripperCommand
+from diagnostic_msgs.msg import DiagnosticStatus
+from grasp_monitor.core.errors import CommandError
+from grasp_monitor.core.servo.gripper_goal import GripperGoal
+from grasp_monitor.nodes.conversions.gripper import (
+    fill, finger_command_to_msg, finger_states_from_msg, gripper_state)
+from grasp_monitor.nodes.gripper_action_parameters import gripper_limits, PARAMETERS
+from grasp_monitor.nodes.holding import HoldingPublisher
+from grasp_monitor.nodes.params import declare
+from grasp_monitor.nodes.process import run_node
+from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.node import Node
+from rclpy.task import Future
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+
+
+class GripperActionNode(Node):
+    """Serve ``~/gripper_cmd`` (control_msgs/action/GripperCommand) on the finger servos.
+
+    Parameters: joints, stroke_min, stroke_max, max_effort, default_effort, stiffness,
+    speed, tolerance, timeout, rate, monitor, trials, holding, qos.*.
+    Publishes: ``servo_commands`` (JointState: the fingers' position and velocity targets,
+    at ``rate`` from the first goal on), ``<monitor>/holding`` (Bool, latched).
+    Subscribes: ``joint_states``, ``<monitor>/events``.
+    Calls: ``<monitor>/start`` and ``<monitor>/stop`` (with ``trials``).
+    Action: ``~/gripper_cmd``: a goal drives every finger to its position with at most its
+    max_effort (``core.servo.gripper_goal``); it succeeds ``stalled`` when the monitor's
+    ``grasp`` fires, ``reached_goal`` at the target; feedback at ``rate``; a cancel holds
+    the fingers where they are; a new goal aborts the running one (as ros2_controllers'
+    gripper controller preempts); a goal neither stalled nor reached after ``timeout`` is
+    aborted. Bad goals are rejected with the reason logged.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__('gripper_action', **kwargs)
+        p = declare(self, PARAMETERS)
+        self.limits = gripper_limits(p)
+        self.joints = tuple(p['joints'])
+        self.fingers = None  # (positions m, efforts N) of the latest joint_states
+        self.drive: GripperGoal | None = None  # what the fingers follow, after a goal too
+        self.active = None  # (goal handle, goal, future of its outcome)
+        self.grasped = False  # the monitor fired grasp since the running goal started
+        qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
+        self.command_pub = self.create_publisher(JointState, 'servo_commands', qos)
+        self.create_subscription(JointState, 'joint_states', self._on_joints, qos)
+        monitor = p['monitor']
+        self.create_subscription(DiagnosticStatus, f'{monitor}/events', self._on_event,
+                                 EVENTS_QOS)
+        self.holding = HoldingPublisher(self, f'{monitor}/holding') if p['holding'] else None
+        self.trials = {name: self.create_client(Trigger, f'{monitor}/{name}')
+                       for name in ('start', 'stop')} if p['trials'] else {}
+        self.server = ActionServer(
+            self, GripperCommand, '~/gripper_cmd', execute_callback=self._execute,
+            goal_callback=self._on_goal, handle_accepted_callback=self._on_accepted,
+            cancel_callback=lambda handle: CancelResponse.ACCEPT)
+        self.create_timer(1.0 / p['rate'], self._tick)
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _on_joints(self, msg: JointState) -> None:
+        try:
+            fingers = finger_states_from_msg(msg, self.joints)
+        except CommandError as error:
+            self.get_logger().warning(f'ignored joint_states: {error}',
+                                      throttle_duration_sec=1.0)
+            return
+        if fingers is not None:
+            self.fingers = fingers
+
+    def _on_event(self, msg: DiagnosticStatus) -> None:
+        if msg.name == 'grasp':
+            self.grasped = True
+        if self.holding is not None:
+            self.holding.update(msg.name)
+
+    def _goal(self, request: GripperCommand.Goal) -> GripperGoal:
+        if self.fingers is None:
+            raise CommandError(f'no joint_states of {", ".join(self.joints)} yet', 'stale')
+        return self.limits.goal(request.command.position, request.command.max_effort,
+                                self._now_s(), self.fingers[0])
+
+    def _on_goal(self, request: GripperCommand.Goal) -> GoalResponse:
+        try:
+            self._goal(request)
+        except CommandError as error:
+            self.get_logger().warning(f'rejected gripper goal: {error}')
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def _on_accepted(self, handle) -> None:
+        if self.active is not None:  # preempted, as ros2_controllers' gripper controller
+            self._finish('preempted')
+        handle.execute()
+
+    async def _execute(self, handle) -> GripperCommand.Result:
+        goal = self._goal(handle.request)
+        future = Future()
+        self.active, self.drive, self.grasped = (handle, goal, future), goal, False
+        if self.trials and (goal.closing or goal.opening):  # a pick's trial, its release
+            self.trials['start' if goal.closing else 'stop'].call_async(Trigger.Request())
+        if goal.opening and self.holding is not None:
+            self.holding.update('release')
+        outcome = await future
+        {'stalled': handle.succeed, 'reached': handle.succeed,
+         'canceled': handle.canceled}.get(outcome, handle.abort)()
+        if outcome in ('timeout', 'preempted'):
+            self.get_logger().warning(f'gripper goal to {goal.target_m:g} m aborted: {outcome}')
+        return fill(GripperCommand.Result(), gripper_state(
+            *self.fingers, outcome == 'stalled', outcome == 'reached'))
+
+    def _finish(self, outcome: str) -> None:
+        _, _, future = self.active
+        self.active = None
+        future.set_result(outcome)
+
+    def _tick(self) -> None:
+        if self.drive is None or self.fingers is None:
+            return
+        now_s, (positions, efforts) = self._now_s(), self.fingers
+        self.command_pub.publish(finger_command_to_msg(
+            self.joints, *self.drive.setpoint(now_s, positions)))
+        if self.active is None:
+            return
+        handle, goal, _ = self.active
+        if handle.is_cancel_requested:  # hold where they are, pushing no harder
+            hold_m = min(max(float(positions.mean()), self.limits.stroke_min_m),
+                         self.limits.stroke_max_m)
+            self.drive = self.limits.goal(hold_m, goal.effort_n, now_s, positions)
+            self._finish('canceled')
+            return
+        outcome = goal.outcome(now_s, positions, self.grasped)
+        if outcome is not None:
+            self._finish(outcome)
+        else:
+            handle.publish_feedback(fill(GripperCommand.Feedback(),
+                                         gripper_state(positions, efforts)))
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node."""
+    return run_node(GripperActionNode, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
