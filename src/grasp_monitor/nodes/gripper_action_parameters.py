@@ -27,7 +27,7 @@ PARAMETERS = COMMON + (
     Setting('timeout', 5.0, 'A goal neither stalled nor reached after this long is aborted, '
             's.', 0.01, 600.0, read_only=True),
     Setting('rate', 100.0, 'Command and feedback rate, Hz.', 1.0, 1000.0, read_only=True),
-    Setting('monitor', 'grasp_monitor', "The grasp monitor whose `grasp` event says a goal "
+    Setting('monitor', 'grasp_monitor', 'The grasp monitor whose `grasp` event says a goal '
             'stalled on the object (<monitor>/events).', read_only=True),
     Setting('trials', True, "A closing goal starts the monitor's trial (<monitor>/start), an "
             'opening goal ends it (<monitor>/stop): each pick one trial.', read_only=True),
