@@ -12,6 +12,7 @@ from grasp_monitor.nodes.conversions.gripper import (
     fill, finger_command_to_msg, finger_states_from_msg, gripper_state)
 from grasp_monitor.nodes.gripper_action_parameters import gripper_limits, PARAMETERS
 from grasp_monitor.nodes.holding import HoldingPublisher
+from grasp_monitor.nodes.interfaces import action, calls, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
 from grasp_monitor.nodes.qos import EVENTS_QOS, sensor_qos
@@ -20,6 +21,26 @@ from rclpy.node import Node
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
+
+INTERFACES = (
+    publishes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
+              "the fingers' position (m) and velocity (m/s) targets, at `rate` from the "
+              'first goal on'),
+    publishes('<monitor>/holding', 'std_msgs/msg/Bool', 'latched',
+              'the object is held: true at grasp, false at slip_out, trial start and end, '
+              'release', when='holding'),
+    subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
+               "the fingers' positions (m) and efforts (N)"),
+    subscribes('<monitor>/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
+               "the monitor's events: its grasp ends a closing goal stalled"),
+    calls('<monitor>/start', 'std_srvs/srv/Trigger', 'a closing goal starts a trial',
+          when='trials'),
+    calls('<monitor>/stop', 'std_srvs/srv/Trigger', 'an opening goal ends the trial',
+          when='trials'),
+    action('~/gripper_cmd', 'control_msgs/action/GripperCommand',
+           'goal: every finger to `position` (m) pushing at most `max_effort` (N); result: '
+           "stalled at the monitor's grasp, reached_goal at the target"),
+)
 
 
 class GripperActionNode(Node):
