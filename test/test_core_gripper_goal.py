@@ -93,3 +93,11 @@ def test_holding_turns_true_at_grasp_and_false_at_a_let_go():
         'grasp', 'trial_end', 'grasp', 'flying_apart')] == [
         None, None, True, None, False, True, False, True, False, True, False]
     assert holding.holding is False
+
+
+def test_a_goal_may_ask_a_lower_speed_never_a_higher_one():
+    assert LIMITS.goal(0.04, 10.0, 0.0, [0.0, 0.0], 0.01).ramp_m(1.0) == pytest.approx(0.01)
+    assert LIMITS.goal(0.04, 10.0, 0.0, [0.0, 0.0], 1.0).ramp_m(0.2) == pytest.approx(0.01)
+    with pytest.raises(CommandError, match=r'velocity -1 m/s is not a speed: give one in '
+                                           r'\[0, 0.05\] m/s'):
+        LIMITS.goal(0.04, 10.0, 0.0, [0.0, 0.0], -1.0)

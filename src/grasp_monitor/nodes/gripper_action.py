@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from control_msgs.action import GripperCommand
+from control_msgs.action import GripperCommand, ParallelGripperCommand
 from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.servo.gripper_goal import GripperGoal
 from grasp_monitor.nodes.conversions.gripper import (
-    fill, finger_command_to_msg, finger_states_from_msg, gripper_state)
+    fill, finger_command_to_msg, finger_states_from_msg, gripper_state, joint_state_of,
+    parallel_goal_from_msg)
 from grasp_monitor.nodes.gripper_action_parameters import gripper_limits, PARAMETERS
 from grasp_monitor.nodes.holding import HoldingPublisher
 from grasp_monitor.nodes.interfaces import action, calls, publishes, subscribes
@@ -40,11 +41,17 @@ INTERFACES = (
     action('~/gripper_cmd', 'control_msgs/action/GripperCommand',
            'goal: every finger to `position` (m) pushing at most `max_effort` (N); result: '
            "stalled at the monitor's grasp, reached_goal at the target"),
+    action('~/parallel_gripper_cmd', 'control_msgs/action/ParallelGripperCommand',
+           'the same with the fingers named: one position (m) for them, effort (N) and '
+           'velocity (m/s) optional'),
 )
 
 
 class GripperActionNode(Node):
     """Serve ``~/gripper_cmd`` (control_msgs/action/GripperCommand) on the finger servos.
+
+    And ``~/parallel_gripper_cmd`` (ParallelGripperCommand): the same goals, the fingers
+    named, their state in the result; a goal on either preempts one on the other.
 
     Parameters: joints, stroke_min, stroke_max, max_effort, default_effort, stiffness,
     speed, tolerance, timeout, rate, monitor, trials, holding, qos.*.
@@ -78,10 +85,12 @@ class GripperActionNode(Node):
         self.holding = HoldingPublisher(self, f'{monitor}/holding') if p['holding'] else None
         self.trials = {name: self.create_client(Trigger, f'{monitor}/{name}')
                        for name in ('start', 'stop')} if p['trials'] else {}
-        self.server = ActionServer(
-            self, GripperCommand, '~/gripper_cmd', execute_callback=self._execute,
+        self.servers = [ActionServer(
+            self, action_type, name, execute_callback=self._execute,
             goal_callback=self._on_goal, handle_accepted_callback=self._on_accepted,
             cancel_callback=lambda handle: CancelResponse.ACCEPT)
+            for action_type, name in ((GripperCommand, '~/gripper_cmd'),
+                                      (ParallelGripperCommand, '~/parallel_gripper_cmd'))]
         self.create_timer(1.0 / p['rate'], self._tick)
 
     def _now_s(self) -> float:
@@ -103,13 +112,25 @@ class GripperActionNode(Node):
         if self.holding is not None:
             self.holding.update(msg.name)
 
-    def _goal(self, request: GripperCommand.Goal) -> GripperGoal:
+    def _goal(self, request) -> GripperGoal:
         if self.fingers is None:
             raise CommandError(f'no joint_states of {", ".join(self.joints)} yet', 'stale')
-        return self.limits.goal(request.command.position, request.command.max_effort,
-                                self._now_s(), self.fingers[0])
+        if isinstance(request, ParallelGripperCommand.Goal):
+            position, effort, speed = parallel_goal_from_msg(request.command, self.joints)
+        else:
+            position, effort, speed = request.command.position, request.command.max_effort, 0.0
+        return self.limits.goal(position, effort, self._now_s(), self.fingers[0], speed)
 
-    def _on_goal(self, request: GripperCommand.Goal) -> GoalResponse:
+    def _state(self, action_type, message, stalled: bool = False, reached: bool = False):
+        """Fill a feedback or result ``message`` with the fingers' state now."""
+        if action_type is ParallelGripperCommand:
+            message.state = joint_state_of(self.joints, *self.fingers)
+            fields = {'stalled': stalled, 'reached_goal': reached}
+        else:
+            fields = gripper_state(*self.fingers, stalled, reached)
+        return fill(message, {k: v for k, v in fields.items() if hasattr(message, k)})
+
+    def _on_goal(self, request) -> GoalResponse:
         try:
             self._goal(request)
         except CommandError as error:
@@ -122,10 +143,13 @@ class GripperActionNode(Node):
             self._finish('preempted')
         handle.execute()
 
-    async def _execute(self, handle) -> GripperCommand.Result:
+    async def _execute(self, handle):
         goal = self._goal(handle.request)
+        action_type = (ParallelGripperCommand if isinstance(
+            handle.request, ParallelGripperCommand.Goal) else GripperCommand)
         future = Future()
-        self.active, self.drive, self.grasped = (handle, goal, future), goal, False
+        self.active = (handle, goal, future, action_type)
+        self.drive, self.grasped = goal, False
         if self.trials and (goal.closing or goal.opening):  # a pick's trial, its release
             self.trials['start' if goal.closing else 'stop'].call_async(Trigger.Request())
         if goal.opening and self.holding is not None:
@@ -135,23 +159,23 @@ class GripperActionNode(Node):
          'canceled': handle.canceled}.get(outcome, handle.abort)()
         if outcome in ('timeout', 'preempted'):
             self.get_logger().warning(f'gripper goal to {goal.target_m:g} m aborted: {outcome}')
-        return fill(GripperCommand.Result(), gripper_state(
-            *self.fingers, outcome == 'stalled', outcome == 'reached'))
+        return self._state(action_type, action_type.Result(), outcome == 'stalled',
+                           outcome == 'reached')
 
     def _finish(self, outcome: str) -> None:
-        _, _, future = self.active
+        future = self.active[2]
         self.active = None
         future.set_result(outcome)
 
     def _tick(self) -> None:
         if self.drive is None or self.fingers is None:
             return
-        now_s, (positions, efforts) = self._now_s(), self.fingers
+        now_s, positions = self._now_s(), self.fingers[0]
         self.command_pub.publish(finger_command_to_msg(
             self.joints, *self.drive.setpoint(now_s, positions)))
         if self.active is None:
             return
-        handle, goal, _ = self.active
+        handle, goal, _, action_type = self.active
         if handle.is_cancel_requested:  # hold where they are, pushing no harder
             hold_m = min(max(float(positions.mean()), self.limits.stroke_min_m),
                          self.limits.stroke_max_m)
@@ -162,8 +186,7 @@ class GripperActionNode(Node):
         if outcome is not None:
             self._finish(outcome)
         else:
-            handle.publish_feedback(fill(GripperCommand.Feedback(),
-                                         gripper_state(positions, efforts)))
+            handle.publish_feedback(self._state(action_type, action_type.Feedback()))
 
 
 def main(args: list[str] | None = None) -> int:

@@ -65,7 +65,7 @@ class GripperLimits:
                               f'{self.max_effort_n}], got {self.default_effort_n}')
 
     def goal(self, position_m: float, max_effort_n: float, now_s: float,
-             positions_m: npt.ArrayLike) -> 'GripperGoal':
+             positions_m: npt.ArrayLike, speed_m_per_s: float = 0.0) -> 'GripperGoal':
         """Return the goal to drive from the fingers' positions now, or refuse it.
 
         Args:
@@ -73,11 +73,14 @@ class GripperLimits:
             max_effort_n: the goal's effort, N; 0 takes ``default_effort_n``.
             now_s: the time the goal starts, s.
             positions_m: (N,) each finger's position now, m.
+            speed_m_per_s: the goal's speed, m/s, at most ``speed_m_per_s`` of the limits;
+                0 takes that.
 
         Raises:
             CommandError: a position that is not finite or beyond the stroke, an effort
-                that is not finite, negative or above ``max_effort_n``; the message
-                names the value given and the valid range.
+                that is not finite, negative or above ``max_effort_n``, a speed that is
+                not finite or negative; the message names the value given and the valid
+                range.
         """
         stroke = f'[{self.stroke_min_m:g}, {self.stroke_max_m:g}] m'
         if not math.isfinite(position_m):
@@ -93,13 +96,17 @@ class GripperLimits:
         if not 0 <= max_effort_n <= self.max_effort_n:
             raise CommandError(f'max_effort {max_effort_n:g} N is outside {effort}',
                                'out_of_range')
+        if not (math.isfinite(speed_m_per_s) and speed_m_per_s >= 0):
+            raise CommandError(f'velocity {speed_m_per_s:g} m/s is not a speed: give one in '
+                               f'[0, {self.speed_m_per_s:g}] m/s (0: that)', 'out_of_range')
         start = np.asarray(positions_m, dtype=float).reshape(-1)
         if start.size == 0 or not np.isfinite(start).all():
             raise CommandError(f'finger positions {start.tolist()} m: need one finite value '
                                'per finger', 'not_finite')
         return GripperGoal(self, float(position_m),
                            float(max_effort_n) or self.default_effort_n, float(now_s),
-                           float(start.mean()))
+                           float(start.mean()),
+                           min(float(speed_m_per_s), self.speed_m_per_s) or self.speed_m_per_s)
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,7 @@ class GripperGoal:
         effort_n: the largest force a finger pushes with, N.
         start_s: when the goal started, s.
         start_m: the fingers' mean position then, m.
+        speed_m_per_s: speed of the position target, m/s.
     """
 
     limits: GripperLimits
@@ -119,6 +127,7 @@ class GripperGoal:
     effort_n: float
     start_s: float
     start_m: float
+    speed_m_per_s: float
 
     @property
     def closing(self) -> bool:
@@ -132,7 +141,7 @@ class GripperGoal:
 
     def ramp_m(self, now_s: float) -> float:
         """Return the moving target at ``now_s``: from the start towards the goal, m."""
-        travel_m = self.limits.speed_m_per_s * max(0.0, now_s - self.start_s)
+        travel_m = self.speed_m_per_s * max(0.0, now_s - self.start_s)
         if self.target_m >= self.start_m:
             return min(self.target_m, self.start_m + travel_m)
         return max(self.target_m, self.start_m - travel_m)
@@ -150,7 +159,7 @@ class GripperGoal:
         lead = self.effort_n / self.limits.stiffness_n_per_m
         targets = np.clip(ramp, positions - lead, positions + lead)
         moving = (targets == ramp) & (ramp != self.target_m)
-        speed = math.copysign(self.limits.speed_m_per_s, self.target_m - self.start_m)
+        speed = math.copysign(self.speed_m_per_s, self.target_m - self.start_m)
         return targets, np.where(moving, speed, 0.0)
 
     def outcome(self, now_s: float, positions_m: npt.ArrayLike, grasped: bool) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from control_msgs.action import GripperCommand
+from control_msgs.action import GripperCommand, ParallelGripperCommand
 from grasp_monitor.core.errors import CommandError
 import numpy as np
 from sensor_msgs.msg import JointState
@@ -46,6 +46,50 @@ def finger_states_from_msg(msg: JointState,
     return position[found], efforts
 
 
+def parallel_goal_from_msg(command: JointState,
+                           joints: Sequence[str]) -> tuple[float, float, float]:
+    """Read a ParallelGripperCommand goal: (position m, max effort N, speed m/s).
+
+    The named joints must be fingers of ``joints``, each with one position, all equal:
+    the fingers move together. Velocity and effort are optional (0: the gripper's own);
+    given, one value (or one per name), their largest is the goal's.
+
+    Raises:
+        CommandError: no name, an unknown or repeated joint, lengths that do not match,
+            positions that differ.
+    """
+    names = list(command.name)
+    if not names:
+        raise CommandError(f'the command names no joint: name one or more of '
+                           f'{", ".join(joints)}', 'wrong_length')
+    unknown = [name for name in names if name not in joints]
+    if unknown or len(set(names)) != len(names):
+        raise CommandError(f'joints {names}: name each of {", ".join(joints)} at most once',
+                           'unknown_joint')
+    positions = np.asarray(command.position, float)
+    if positions.size != len(names):
+        raise CommandError(f'{positions.size} positions for {len(names)} joints',
+                           'wrong_length')
+    if np.unique(positions).size > 1:
+        raise CommandError(f'positions {positions.tolist()} m differ: the fingers move '
+                           'together, give one position', 'out_of_range')
+    optional = []
+    for field in ('effort', 'velocity'):
+        values = np.asarray(getattr(command, field), float)
+        if values.size not in (0, 1, len(names)):
+            raise CommandError(f'{values.size} {field} values for {len(names)} joints: give '
+                               'none, one, or one per joint', 'wrong_length')
+        optional.append(float(values.max()) if values.size else 0.0)
+    return float(positions[0]), optional[0], optional[1]
+
+
+def joint_state_of(joints: Sequence[str], positions_m: np.ndarray,
+                   efforts_n: np.ndarray) -> JointState:
+    """Return the fingers' state as ParallelGripperCommand's feedback and result carry it."""
+    return JointState(name=list(joints), position=positions_m.tolist(),
+                      effort=np.nan_to_num(efforts_n).tolist())
+
+
 def gripper_state(positions_m: np.ndarray, efforts_n: np.ndarray, stalled: bool = False,
                   reached_goal: bool = False):
     """Return GripperCommand's feedback or result fields: mean position and effort."""
@@ -62,4 +106,5 @@ def fill(message, fields: dict):
 
 
 __all__ = ['finger_command_to_msg', 'finger_states_from_msg', 'fill', 'gripper_state',
-           'GripperCommand']
+           'GripperCommand', 'joint_state_of', 'parallel_goal_from_msg',
+           'ParallelGripperCommand']
