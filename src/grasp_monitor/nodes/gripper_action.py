@@ -109,6 +109,8 @@ class GripperActionNode(Node):
     def _on_event(self, msg: DiagnosticStatus) -> None:
         if msg.name == 'grasp':
             self.grasped = True
+            if self.active is not None and self.active[1].closing:  # now, not at a tick
+                self._finish('stalled')
         if self.holding is not None:
             self.holding.update(msg.name)
 
