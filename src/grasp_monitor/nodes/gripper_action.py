@@ -74,7 +74,7 @@ class GripperActionNode(Node):
         self.joints = tuple(p['joints'])
         self.fingers = None  # (positions m, efforts N) of the latest joint_states
         self.drive: GripperGoal | None = None  # what the fingers follow, after a goal too
-        self.active = None  # (goal handle, goal, future of its outcome)
+        self.active = None  # (goal handle, goal, future of its outcome, action type)
         self.grasped = False  # the monitor fired grasp since the running goal started
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.command_pub = self.create_publisher(JointState, 'servo_commands', qos)
