@@ -36,6 +36,7 @@ def main() -> int:
                         help='standard deviation of the servos torque noise, N')
     parser.add_argument('--preset', default='typical', help="joint_states' realism preset")
     parser.add_argument('--nothing', action='store_true', help='close on nothing')
+    parser.add_argument('--log', default=os.devnull, help="the nodes' output")
     args = parser.parse_args()
 
     import rclpy
@@ -54,7 +55,7 @@ def main() -> int:
            'force_test.amplitude_per_kg': 0.0, 'force_test.offset': 0.0,
            'realism.preset': args.preset, 'motor_noise_type': 'gaussian',
            'motor_noise_range': args.motor_noise}
-    log = open(os.devnull, 'w')
+    log = open(args.log, 'w')
     processes = [subprocess.Popen(node_command(name, params, namespace=NAMESPACE),
                                   stdout=log, stderr=subprocess.STDOUT)
                  for name, params in (('mujoco_sim', sim),
@@ -99,15 +100,18 @@ def main() -> int:
         message = GripperCommand.Goal()
         message.command.position, message.command.max_effort = position_m, effort_n
         sent = client.send_goal_async(message)
-        if not wait(sent.done, 30.0) or not sent.result().accepted:
-            return None, None
+        if not wait(sent.done, 30.0):
+            return 'no answer', None
+        if not sent.result().accepted:
+            return 'rejected', None
         finished = sent.result().get_result_async()
         if not wait(finished.done, 30.0):
-            return None, None
+            return 'no result', None
         now = (node.get_clock().now().nanoseconds * 1e-9, time.monotonic())
         return finished.result(), now
 
-    outcomes = {'stalled': 0, 'reached': 0, 'aborted': 0, 'no answer': 0}
+    outcomes = {'stalled': 0, 'reached': 0, 'aborted': 0, 'rejected': 0, 'no result': 0,
+                'no answer': 0}
     sim_ms, wall_ms = [], []
     try:
         if not client.wait_for_server(timeout_sec=60.0):
@@ -122,8 +126,8 @@ def main() -> int:
         for _ in range(args.closes):
             seen['grasp'] = None
             result, at = goal(0.054 if not args.nothing else 0.045, 10.0)
-            if result is None:
-                outcomes['no answer'] += 1
+            if isinstance(result, str):
+                outcomes[result] += 1
             elif result.status != GoalStatus.STATUS_SUCCEEDED:
                 outcomes['aborted'] += 1
             elif result.result.stalled:
