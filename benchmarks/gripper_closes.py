@@ -117,6 +117,10 @@ def main() -> int:
         if not client.wait_for_server(timeout_sec=60.0):
             print('gripper_action never came up', file=sys.stderr)
             return 1
+        # until the gripper has heard joint_states it rejects goals: hold open until accepted
+        if not wait(lambda: goal(0.0, 0.0)[0] != 'rejected' or time.sleep(0.5), 30.0):
+            print('gripper_action rejected every goal', file=sys.stderr)
+            return 1
         height = 0.1 if args.nothing else 0.0
         command = JointState(name=['lift'], position=[height], velocity=[0.0], effort=[9.0])
         if not wait(lambda: lift.publish(command) or (

@@ -48,6 +48,9 @@ def graph(ros, tmp_path):
     node.create_subscription(JointState, 'joint_states', on_state, 10)
     client = ActionClient(node, GripperCommand, 'gripper_action/gripper_cmd')
     assert client.wait_for_server(timeout_sec=60.0)
+    # Until the gripper has heard joint_states it rejects goals (the reason logged); a
+    # goal to hold the fingers open, sent again until accepted, waits for that.
+    assert wait_for(lambda: held_open(client), timeout_s=30.0, period_s=0.5)
     yield node, client, seen
     for process in processes:
         process.send_signal(signal.SIGINT)
@@ -61,6 +64,16 @@ def graph(ros, tmp_path):
     log.close()
     text = (tmp_path / 'nodes.log').read_text()
     assert codes == [0] * len(processes) and 'Traceback' not in text, (codes, text[-3000:])
+
+
+def held_open(client):
+    """Send a goal to hold the fingers open; return whether it was accepted and reached."""
+    goal = GripperCommand.Goal()
+    sent = client.send_goal_async(goal)
+    if not wait_for(sent.done) or not sent.result().accepted:
+        return False
+    finished = sent.result().get_result_async()
+    return wait_for(finished.done) and finished.result().result.reached_goal
 
 
 def move_lift(node, seen, height_m):
