@@ -47,18 +47,30 @@ setup() {
 }
 
 generate_interfaces() {
-  # tf2_msgs has no wheel: build it from interfaces/tf2_msgs into the venv with the rosidl
-  # generators the requirements install. Redone only when the interface or a ROS wheel changed.
+  # Message packages without a wheel (tf2_msgs, control_msgs): build each one under
+  # interfaces/ into the venv with the rosidl generators the requirements install, from the
+  # standard definitions. Each is redone only when its definitions or a ROS wheel changed.
+  local dir
+  for dir in interfaces/*/; do
+    [ -f "$dir/package.xml" ] && generate_interface "$(basename "$dir")"
+  done
+}
+
+generate_interface() {
+  # $1: the package, interfaces/$1.
+  local package=$1 source=interfaces/$1
   local stamp
-  stamp=$( (cat interfaces/tf2_msgs/package.xml interfaces/tf2_msgs/CMakeLists.txt \
-             interfaces/tf2_msgs/msg/*.msg; ls "$venv"/lib/python3*/site-packages | grep '^ros_') \
-           | sha256sum | cut -c1-16)
-  [ "$(cat "$venv/.tf2_msgs" 2>/dev/null)" = "$stamp" ] && return
-  # A ROS installation's tf2_msgs (sourced, so on PYTHONPATH) is the real one: use it.
-  if "$venv/bin/python" -c 'import importlib.util, os, sys
-spec = importlib.util.find_spec("tf2_msgs")
+  stamp=$( (cat "$source/package.xml" "$source/CMakeLists.txt"
+            find "$source" \( -name '*.msg' -o -name '*.srv' -o -name '*.action' \) \
+              | LC_ALL=C sort | xargs cat
+            ls "$venv"/lib/python3*/site-packages | grep '^ros_') | sha256sum | cut -c1-16)
+  [ "$(cat "$venv/.$package" 2>/dev/null)" = "$stamp" ] && return
+  # A ROS installation's package (sourced, so on PYTHONPATH) is the real one: use it.
+  if "$venv/bin/python" - "$package" <<'PY' 2>/dev/null; then
+import importlib.util, os, sys
+spec = importlib.util.find_spec(sys.argv[1])
 sys.exit(not spec or os.path.realpath(spec.origin).startswith(os.path.realpath(sys.prefix)))
-' 2>/dev/null; then
+PY
     return
   fi
   local headers
@@ -67,23 +79,23 @@ sys.exit(not spec or os.path.realpath(spec.origin).startswith(os.path.realpath(s
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       apt-get update -qq && apt-get install -y -qq g++ python3-dev >/dev/null
     else
-      echo "generating tf2_msgs needs a C++ compiler and $headers/Python.h:" \
+      echo "generating $package needs a C++ compiler and $headers/Python.h:" \
            "sudo apt-get install g++ python3-dev" >&2; exit 2
     fi
   fi
-  local build=$venv/build/tf2_msgs
+  local build=$venv/build/$package
   rm -rf "$build" && mkdir -p "$build"
   if ! (
     export PATH=$venv/bin:$PATH AMENT_PREFIX_PATH=$venv CMAKE_PREFIX_PATH=$venv
-    cmake -S interfaces/tf2_msgs -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    cmake -S "$source" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DBUILD_TESTING=OFF -DCMAKE_INSTALL_PREFIX="$venv" -DPython3_EXECUTABLE="$venv/bin/python"
     cmake --build "$build" && cmake --install "$build"
   ) >"$build.log" 2>&1; then
     tail -n 30 "$build.log" >&2
-    echo "generating tf2_msgs failed; the whole log is $build.log" >&2; exit 1
+    echo "generating $package failed; the whole log is $build.log" >&2; exit 1
   fi
   rm -rf "$build" "$build.log"
-  echo "$stamp" > "$venv/.tf2_msgs"
+  echo "$stamp" > "$venv/.$package"
 }
 
 run_tests() {

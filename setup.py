@@ -37,6 +37,7 @@ setup(
             'mujoco_sim = grasp_monitor.nodes.sim_process:main',
             'tactile_sensor = grasp_monitor.nodes.sim_process:main_tactile',
             'grasp_controller = grasp_monitor.nodes.grasp_controller:main',
+            'gripper_action = grasp_monitor.nodes.gripper_action:main',
             'grasp_monitor = grasp_monitor.nodes.grasp_monitor:main',
             'grasp_metrics = grasp_monitor.nodes.grasp_metrics:main',
             'monitor_metrics = grasp_monitor.nodes.monitor_process:main',

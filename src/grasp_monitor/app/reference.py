@@ -22,6 +22,7 @@ NODES = (('mujoco_sim', 'grasp_monitor.nodes.mujoco_sim'),
          ('grasp_monitor', 'grasp_monitor.nodes.grasp_monitor'),
          ('grasp_metrics', 'grasp_monitor.nodes.grasp_metrics'),
          ('grasp_controller', 'grasp_monitor.nodes.grasp_controller'),
+         ('gripper_action', 'grasp_monitor.nodes.gripper_action'),
          ('moteus_servos', 'grasp_monitor.nodes.moteus_servos'),
          ('tactile_adapter', 'grasp_monitor.nodes.tactile_adapter'),
          ('recorder', 'grasp_monitor.nodes.recorder'),
@@ -134,7 +135,7 @@ def interfaces_markdown() -> str:
                 description = _cell(endpoint.description) + (
                     f' (when `{endpoint.when[1:]}` is empty)' if endpoint.when.startswith('!')
                     else f' (when `{endpoint.when}` is set)' if endpoint.when else '')
-                label = 'services' if kind == 'service' else kind
+                label = {'service': 'services', 'action': 'actions'}.get(kind, kind)
                 lines.append(f'| {label if first else ""} | `{endpoint.name}` '
                              f'| {endpoint.interface} | {qos} | {description} |')
                 first = False

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import re
 
 #: Kinds of endpoint, in the order the reference lists them.
-KINDS = ('publishes', 'subscribes', 'service', 'calls')
+KINDS = ('publishes', 'subscribes', 'service', 'calls', 'action')
+#: The hidden services and topics of an action, ``<action>/_action/<part>``.
+ACTION_PART = re.compile(r'(.+)/_action/(\w+)$')
 
 #: QoS of each profile name: (reliability, durability, depth), as the README states it.
 QOS = {
@@ -39,10 +41,12 @@ class Endpoint:
     """One topic or service of a node.
 
     Attributes:
-        kind: ``publishes``, ``subscribes``, ``service`` (offered) or ``calls`` (a client).
+        kind: ``publishes``, ``subscribes``, ``service`` (offered), ``calls`` (a client)
+            or ``action`` (an action server).
         name: as the node creates it; ``<word>`` stands for one name segment taken from
             a parameter or the scene (``tactile/<pad>``); ``*`` for any topic.
-        interface: its type, ``package/msg/Name`` or ``package/srv/Name``; ``*`` for any.
+        interface: its type, ``package/msg/Name``, ``package/srv/Name`` or
+            ``package/action/Name``; ``*`` for any.
         qos: a key of ``QOS``.
         description: what flows, with units.
         when: a parameter that must be non-empty (or true) for the endpoint to exist;
@@ -101,6 +105,11 @@ def calls(name: str, interface: str, description: str,
     return Endpoint('calls', name, interface, 'service', description, when)
 
 
+def action(name: str, interface: str, description: str, when: str = '') -> Endpoint:
+    """Declare an action the node serves."""
+    return Endpoint('action', name, interface, 'service', description, when)
+
+
 def diagnostics(description: str) -> Endpoint:
     """Declare the node's publisher of ``/diagnostics``."""
     return publishes('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray', 'default',
@@ -116,7 +125,8 @@ def graph_endpoints(observer, name: str, namespace: str) -> set[tuple[str, str, 
         namespace: its namespace.
 
     Returns:
-        (kind, fully qualified name, type) of every endpoint, kind as in ``KINDS``.
+        (kind, fully qualified name, type) of every endpoint, kind as in ``KINDS``; an
+        action server's hidden services and topics are its one ``action`` endpoint.
     """
     graph = {
         'publishes': observer.get_publisher_names_and_types_by_node(name, namespace),
@@ -126,9 +136,16 @@ def graph_endpoints(observer, name: str, namespace: str) -> set[tuple[str, str, 
     }
     prefix = f'{namespace.rstrip("/")}/{name}/'
     standard = set(STANDARD_TOPICS) | {prefix + service for service in STANDARD_SERVICES}
-    return {(kind, topic, interface) for kind, pairs in graph.items()
-            for topic, interfaces in pairs for interface in interfaces
-            if topic not in standard}
+    found = set()
+    for kind, pairs in graph.items():
+        for topic, interfaces in pairs:
+            for interface in interfaces:
+                part = ACTION_PART.match(topic)
+                if part is None and topic not in standard:
+                    found.add((kind, topic, interface))
+                elif part is not None and (kind, part[2]) == ('service', 'send_goal'):
+                    found.add(('action', part[1], interface.removesuffix('_SendGoal')))
+    return found
 
 
 def declared_matches(declared, found: tuple[str, str, str], name: str,
