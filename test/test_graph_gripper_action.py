@@ -10,7 +10,7 @@ import signal
 import subprocess
 
 from action_msgs.msg import GoalStatus
-from conftest import NAMESPACE, publish_until, wait_for
+from common import NAMESPACE, publish_until, wait_for
 from control_msgs.action import GripperCommand
 from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.nodes import node_command

@@ -8,7 +8,7 @@ the type names and type hashes are those of the real package.
 import json
 import pathlib
 
-from conftest import wait_for
+from common import wait_for
 import control_msgs
 from control_msgs.action import GripperCommand, ParallelGripperCommand
 import pytest

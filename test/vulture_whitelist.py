@@ -64,3 +64,5 @@ _.incipient_slip_stall_window
 _.incipient_slip_settle
 # the node holds its services' owner so the service callbacks live as long as the node
 _.trial_services
+# the gripper node holds its action servers so they serve as long as it lives
+_.servers

@@ -32,6 +32,9 @@ INTERFACES = (
               'one per sample, stamped with it: message = what it asks of `simulator` '
               '(CONTINUE, ACTIVATE or STOP), next_s = the next sample; a lockstep '
               'simulator waits for it'),
+    publishes('grasp_monitor/holding', 'std_msgs/msg/Bool', 'latched',
+              'the object is held: true at grasp, false at slip_out and trial_end (and at '
+              'start)'),
     publishes('grasp_monitor/markers', 'visualization_msgs/msg/MarkerArray', 'latched',
               "the trial's events as text (type, time) above the object (its latest "
               'ground truth, frame world), else above the first pad (its frame)'),

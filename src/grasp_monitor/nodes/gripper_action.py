@@ -12,7 +12,6 @@ from grasp_monitor.nodes.conversions.gripper import (
     fill, finger_command_to_msg, finger_states_from_msg, gripper_state, joint_state_of,
     parallel_goal_from_msg)
 from grasp_monitor.nodes.gripper_action_parameters import gripper_limits, PARAMETERS
-from grasp_monitor.nodes.holding import HoldingPublisher
 from grasp_monitor.nodes.interfaces import action, calls, publishes, subscribes
 from grasp_monitor.nodes.params import declare
 from grasp_monitor.nodes.process import run_node
@@ -27,9 +26,6 @@ INTERFACES = (
     publishes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
               "the fingers' position (m) and velocity (m/s) targets, at `rate` from the "
               'first goal on'),
-    publishes('<monitor>/holding', 'std_msgs/msg/Bool', 'latched',
-              'the object is held: true at grasp, false at slip_out, trial start and end, '
-              'release', when='holding'),
     subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
                "the fingers' positions (m) and efforts (N)"),
     subscribes('<monitor>/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
@@ -53,12 +49,8 @@ class GripperActionNode(Node):
     And ``~/parallel_gripper_cmd`` (ParallelGripperCommand): the same goals, the fingers
     named, their state in the result; a goal on either preempts one on the other.
 
-    Parameters: joints, stroke_min, stroke_max, max_effort, default_effort, stiffness,
-    speed, tolerance, timeout, rate, monitor, trials, holding, qos.*.
-    Publishes: ``servo_commands`` (JointState: the fingers' position and velocity targets,
-    at ``rate`` from the first goal on), ``<monitor>/holding`` (Bool, latched).
-    Subscribes: ``joint_states``, ``<monitor>/events``.
-    Calls: ``<monitor>/start`` and ``<monitor>/stop`` (with ``trials``).
+    Parameters: ``gripper_action_parameters.PARAMETERS``; topics, services and actions:
+    ``INTERFACES``; whether the object is held: the monitor's ``grasp_monitor/holding``.
     Action: ``~/gripper_cmd``: a goal drives every finger to its position with at most its
     max_effort (``core.servo.gripper_goal``); it succeeds ``stalled`` when the monitor's
     ``grasp`` fires, ``reached_goal`` at the target; feedback at ``rate``; a cancel holds
@@ -82,7 +74,6 @@ class GripperActionNode(Node):
         monitor = p['monitor']
         self.create_subscription(DiagnosticStatus, f'{monitor}/events', self._on_event,
                                  EVENTS_QOS)
-        self.holding = HoldingPublisher(self, f'{monitor}/holding') if p['holding'] else None
         self.trials = {name: self.create_client(Trigger, f'{monitor}/{name}')
                        for name in ('start', 'stop')} if p['trials'] else {}
         self.servers = [ActionServer(
@@ -111,8 +102,6 @@ class GripperActionNode(Node):
             self.grasped = True
             if self.active is not None and self.active[1].closing:  # now, not at a tick
                 self._finish('stalled')
-        if self.holding is not None:
-            self.holding.update(msg.name)
 
     def _goal(self, request) -> GripperGoal:
         if self.fingers is None:
@@ -154,8 +143,6 @@ class GripperActionNode(Node):
         self.drive, self.grasped = goal, False
         if self.trials and (goal.closing or goal.opening):  # a pick's trial, its release
             self.trials['start' if goal.closing else 'stop'].call_async(Trigger.Request())
-        if goal.opening and self.holding is not None:
-            self.holding.update('release')
         outcome = await future
         {'stalled': handle.succeed, 'reached': handle.succeed,
          'canceled': handle.canceled}.get(outcome, handle.abort)()

@@ -31,8 +31,6 @@ PARAMETERS = COMMON + (
             'stalled on the object (<monitor>/events).', read_only=True),
     Setting('trials', True, "A closing goal starts the monitor's trial (<monitor>/start), an "
             'opening goal ends it (<monitor>/stop): each pick one trial.', read_only=True),
-    Setting('holding', True, 'Publish <monitor>/holding (std_msgs/Bool, latched): true at '
-            'grasp, false at slip_out, trial end and release.', read_only=True),
 )
 
 

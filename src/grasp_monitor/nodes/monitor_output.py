@@ -5,6 +5,7 @@ from __future__ import annotations
 from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.core.monitor import EventLog
 from grasp_monitor.nodes import conversions
+from grasp_monitor.nodes.holding import HoldingPublisher
 from grasp_monitor.nodes.qos import EVENTS_QOS, LATCHED_QOS
 import numpy as np
 from rclpy.node import Node
@@ -34,12 +35,14 @@ class MonitorOutput:
                                                 EVENTS_QOS)
         self.markers_pub = node.create_publisher(MarkerArray, 'grasp_monitor/markers',
                                                  LATCHED_QOS)
+        self.holding = HoldingPublisher(node)
 
     def emit(self, records) -> None:
         """Log ``records`` (flushed first: a killed node loses nothing published), publish them."""
         self.log.append(records)
         for record in records:
             values = record.as_strings()
+            self.holding.update(record.kind)
             self.records.append(values)
             self.events_pub.publish(conversions.diagnostic_status(
                 record.kind, EVENT_LEVELS.get(record.kind, 'OK'), record.command.value,

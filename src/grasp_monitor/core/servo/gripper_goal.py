@@ -19,10 +19,6 @@ from grasp_monitor.core.errors import CommandError, ConfigError
 import numpy as np
 import numpy.typing as npt
 
-#: How a goal ends: the monitor saw the object grasped, the fingers reached the target,
-#: or neither within the timeout.
-OUTCOMES = ('stalled', 'reached', 'timeout')
-
 
 @dataclass(frozen=True)
 class GripperLimits:
@@ -163,7 +159,10 @@ class GripperGoal:
         return targets, np.where(moving, speed, 0.0)
 
     def outcome(self, now_s: float, positions_m: npt.ArrayLike, grasped: bool) -> str | None:
-        """Return how the goal ends now (one of ``OUTCOMES``), or None while it runs.
+        """Return how the goal ends now, or None while it runs.
+
+        ``stalled``: the monitor saw the object grasped; ``reached``: the fingers reached
+        the target; ``timeout``: neither in time.
 
         Args:
             now_s: the time now, s.
