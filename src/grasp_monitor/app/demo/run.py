@@ -237,8 +237,13 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
     result.criteria = {k: float(v) for k, v in criteria.items() if k in CRITERIA}
     result.reward = rewards[-1] if rewards else None
     result.basis = criteria.get('basis', '')
-    if energy:
-        best = max(range(len(energy)), key=lambda i: (energy[i], -energy_s[i]))
+    # the trial's samples only: the metrics' samples stamped after its end (a busy machine
+    # delivers the end late) are not the offline trial's
+    bounds = _trial_bounds(result)
+    kept = [i for i in range(len(energy)) if len(bounds) < 2
+            or bounds[0] - 1e-9 <= energy_s[i] <= bounds[-1] + 1e-9]
+    if kept:
+        best = max(kept, key=lambda i: (energy[i], -energy_s[i]))
         result.energy_peak_j, result.energy_peak_time_s = energy[best], energy_s[best]
     result.epsilon = _epsilon(plan, result, epsilon)
     expected['/grasp_monitor/events'] = len(result.events)
@@ -267,6 +272,12 @@ def _run_trial(options: DemoOptions, plan: GraphPlan, graph: ProcessGroup, watch
             expected.get(topic), sources.get(topic, ''), counts.get(topic)))
 
 
+def _trial_bounds(result: DemoResult) -> list[float]:
+    """Return the trial's start and end times, s (fewer when it did not start or end)."""
+    return [float(e['time_s']) for e in result.events if e['type'] in ('trial_start',
+                                                                       'trial_end')]
+
+
 def _epsilon(plan: GraphPlan, result: DemoResult,
              samples: list[tuple[float, float, float]]) -> dict:
     """Return the summary of the trial's epsilon series, as ``grasp-monitor run`` gives it.
@@ -274,8 +285,7 @@ def _epsilon(plan: GraphPlan, result: DemoResult,
     The metrics publish epsilon every sample, in or out of a trial: those stamped in
     the trial (its start to its end) are the offline run's.
     """
-    times = [float(e['time_s']) for e in result.events if e['type'] in ('trial_start',
-                                                                        'trial_end')]
+    times = _trial_bounds(result)
     if len(times) < 2 or not samples:
         return {}
     variant = ScenarioConfig.from_file(plan.params_file).node('grasp_metrics')[
