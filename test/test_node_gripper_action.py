@@ -120,8 +120,6 @@ BAD_GOALS = [
 
 
 def test_bad_goals_are_rejected_with_their_reasons_logged(ros, gripper):
-    # one node for all: a node of the same name made again in this process may have its
-    # /rosout publisher dropped with its predecessor's, and then its logs never arrive
     observer = Observer(ros)
     node, client, fingers, events = gripper
     for position, effort, reason in BAD_GOALS:

@@ -9,8 +9,7 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.core.errors import CommandError
 from grasp_monitor.core.servo.gripper_goal import GripperGoal
 from grasp_monitor.nodes.conversions.gripper import (
-    fill, finger_command_to_msg, finger_states_from_msg, gripper_state, joint_state_of,
-    parallel_goal_from_msg)
+    action_state, finger_command_to_msg, finger_states_from_msg, goal_from_request)
 from grasp_monitor.nodes.gripper_action_parameters import gripper_limits, PARAMETERS
 from grasp_monitor.nodes.interfaces import action, calls, publishes, subscribes
 from grasp_monitor.nodes.params import declare
@@ -24,39 +23,25 @@ from std_srvs.srv import Trigger
 
 INTERFACES = (
     publishes('servo_commands', 'sensor_msgs/msg/JointState', 'sensor',
-              "the fingers' position (m) and velocity (m/s) targets, at `rate` from the "
-              'first goal on'),
+              "the fingers' position (m) and speed (m/s) targets, at `rate` from a goal on"),
     subscribes('joint_states', 'sensor_msgs/msg/JointState', 'sensor',
                "the fingers' positions (m) and efforts (N)"),
     subscribes('<monitor>/events', 'diagnostic_msgs/msg/DiagnosticStatus', 'events',
                "the monitor's events: its grasp ends a closing goal stalled"),
-    calls('<monitor>/start', 'std_srvs/srv/Trigger', 'a closing goal starts a trial',
-          when='trials'),
-    calls('<monitor>/stop', 'std_srvs/srv/Trigger', 'an opening goal ends the trial',
-          when='trials'),
-    action('~/gripper_cmd', 'control_msgs/action/GripperCommand',
-           'goal: every finger to `position` (m) pushing at most `max_effort` (N); result: '
-           "stalled at the monitor's grasp, reached_goal at the target"),
-    action('~/parallel_gripper_cmd', 'control_msgs/action/ParallelGripperCommand',
-           'the same with the fingers named: one position (m) for them, effort (N) and '
-           'velocity (m/s) optional'),
+    calls('<monitor>/start', 'std_srvs/srv/Trigger', 'closing starts a trial', when='trials'),
+    calls('<monitor>/stop', 'std_srvs/srv/Trigger', 'opening ends it', when='trials'),
+    action('~/gripper_cmd', 'control_msgs/action/GripperCommand', 'goal: every finger to '
+           '`position` (m) pushing at most `max_effort` (N); result: stalled at the '
+           "monitor's grasp, reached_goal at the target"),
+    action('~/parallel_gripper_cmd', 'control_msgs/action/ParallelGripperCommand', 'the '
+           'same, the fingers named: one position (m), effort (N) and velocity (m/s) optional'),
 )
 
 
 class GripperActionNode(Node):
-    """Serve ``~/gripper_cmd`` (control_msgs/action/GripperCommand) on the finger servos.
+    """The gripper actions on the finger servos, each result the monitor's verdict.
 
-    And ``~/parallel_gripper_cmd`` (ParallelGripperCommand): the same goals, the fingers
-    named, their state in the result; a goal on either preempts one on the other.
-
-    Parameters: ``gripper_action_parameters.PARAMETERS``; topics, services and actions:
-    ``INTERFACES``; whether the object is held: the monitor's ``grasp_monitor/holding``.
-    Action: ``~/gripper_cmd``: a goal drives every finger to its position with at most its
-    max_effort (``core.servo.gripper_goal``); it succeeds ``stalled`` when the monitor's
-    ``grasp`` fires, ``reached_goal`` at the target; feedback at ``rate``; a cancel holds
-    the fingers where they are; a new goal aborts the running one (as ros2_controllers'
-    gripper controller preempts); a goal neither stalled nor reached after ``timeout`` is
-    aborted. Bad goals are rejected with the reason logged.
+    ``gripper_action_parameters.PARAMETERS``, ``INTERFACES``; docs/gripper_action.md.
     """
 
     def __init__(self, **kwargs) -> None:
@@ -71,10 +56,9 @@ class GripperActionNode(Node):
         qos = sensor_qos(p['qos.best_effort'], p['qos.depth'])
         self.command_pub = self.create_publisher(JointState, 'servo_commands', qos)
         self.create_subscription(JointState, 'joint_states', self._on_joints, qos)
-        monitor = p['monitor']
-        self.create_subscription(DiagnosticStatus, f'{monitor}/events', self._on_event,
+        self.create_subscription(DiagnosticStatus, f'{p["monitor"]}/events', self._on_event,
                                  EVENTS_QOS)
-        self.trials = {name: self.create_client(Trigger, f'{monitor}/{name}')
+        self.trials = {name: self.create_client(Trigger, f'{p["monitor"]}/{name}')
                        for name in ('start', 'stop')} if p['trials'] else {}
         self.servers = [ActionServer(
             self, action_type, name, execute_callback=self._execute,
@@ -87,15 +71,17 @@ class GripperActionNode(Node):
     def _now_s(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
 
+    def destroy_node(self) -> None:
+        """Destroy the action servers first: each holds the node's handle alive."""
+        for server in self.servers:
+            server.destroy()
+        super().destroy_node()
+
     def _on_joints(self, msg: JointState) -> None:
         try:
-            fingers = finger_states_from_msg(msg, self.joints)
+            self.fingers = finger_states_from_msg(msg, self.joints) or self.fingers
         except CommandError as error:
-            self.get_logger().warning(f'ignored joint_states: {error}',
-                                      throttle_duration_sec=1.0)
-            return
-        if fingers is not None:
-            self.fingers = fingers
+            self.get_logger().warning(f'ignored joint_states: {error}', throttle_duration_sec=1.0)
 
     def _on_event(self, msg: DiagnosticStatus) -> None:
         if msg.name == 'grasp':
@@ -106,20 +92,8 @@ class GripperActionNode(Node):
     def _goal(self, request) -> GripperGoal:
         if self.fingers is None:
             raise CommandError(f'no joint_states of {", ".join(self.joints)} yet', 'stale')
-        if isinstance(request, ParallelGripperCommand.Goal):
-            position, effort, speed = parallel_goal_from_msg(request.command, self.joints)
-        else:
-            position, effort, speed = request.command.position, request.command.max_effort, 0.0
+        position, effort, speed = goal_from_request(request, self.joints)
         return self.limits.goal(position, effort, self._now_s(), self.fingers[0], speed)
-
-    def _state(self, action_type, message, stalled: bool = False, reached: bool = False):
-        """Fill a feedback or result ``message`` with the fingers' state now."""
-        if action_type is ParallelGripperCommand:
-            message.state = joint_state_of(self.joints, *self.fingers)
-            fields = {'stalled': stalled, 'reached_goal': reached}
-        else:
-            fields = gripper_state(*self.fingers, stalled, reached)
-        return fill(message, {k: v for k, v in fields.items() if hasattr(message, k)})
 
     def _on_goal(self, request) -> GoalResponse:
         try:
@@ -148,12 +122,11 @@ class GripperActionNode(Node):
          'canceled': handle.canceled}.get(outcome, handle.abort)()
         if outcome in ('timeout', 'preempted'):
             self.get_logger().warning(f'gripper goal to {goal.target_m:g} m aborted: {outcome}')
-        return self._state(action_type, action_type.Result(), outcome == 'stalled',
-                           outcome == 'reached')
+        return action_state(action_type.Result(), action_type is ParallelGripperCommand,
+                            self.joints, self.fingers, outcome == 'stalled', outcome == 'reached')
 
     def _finish(self, outcome: str) -> None:
-        future = self.active[2]
-        self.active = None
+        future, self.active = self.active[2], None
         future.set_result(outcome)
 
     def _tick(self) -> None:
@@ -166,16 +139,16 @@ class GripperActionNode(Node):
             return
         handle, goal, _, action_type = self.active
         if handle.is_cancel_requested:  # hold where they are, pushing no harder
-            hold_m = min(max(float(positions.mean()), self.limits.stroke_min_m),
-                         self.limits.stroke_max_m)
-            self.drive = self.limits.goal(hold_m, goal.effort_n, now_s, positions)
+            self.drive = self.limits.hold(goal.effort_n, now_s, positions)
             self._finish('canceled')
             return
         outcome = goal.outcome(now_s, positions, self.grasped)
         if outcome is not None:
             self._finish(outcome)
         else:
-            handle.publish_feedback(self._state(action_type, action_type.Feedback()))
+            handle.publish_feedback(action_state(
+                action_type.Feedback(), action_type is ParallelGripperCommand, self.joints,
+                self.fingers))
 
 
 def main(args: list[str] | None = None) -> int:

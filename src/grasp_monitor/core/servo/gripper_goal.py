@@ -60,6 +60,12 @@ class GripperLimits:
             raise ConfigError(f'default_effort_n must be in (0, max_effort_n='
                               f'{self.max_effort_n}], got {self.default_effort_n}')
 
+    def hold(self, effort_n: float, now_s: float, positions_m: npt.ArrayLike) -> 'GripperGoal':
+        """Return the goal that holds the fingers where they are (within the stroke)."""
+        positions = np.asarray(positions_m, dtype=float)
+        hold_m = min(max(float(positions.mean()), self.stroke_min_m), self.stroke_max_m)
+        return self.goal(hold_m, effort_n, now_s, positions)
+
     def goal(self, position_m: float, max_effort_n: float, now_s: float,
              positions_m: npt.ArrayLike, speed_m_per_s: float = 0.0) -> 'GripperGoal':
         """Return the goal to drive from the fingers' positions now, or refuse it.

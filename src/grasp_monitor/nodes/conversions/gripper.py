@@ -108,3 +108,26 @@ def fill(message, fields: dict):
 __all__ = ['finger_command_to_msg', 'finger_states_from_msg', 'fill', 'gripper_state',
            'GripperCommand', 'joint_state_of', 'parallel_goal_from_msg',
            'ParallelGripperCommand']
+
+
+def goal_from_request(request, joints: Sequence[str]) -> tuple[float, float, float]:
+    """Return a GripperCommand or ParallelGripperCommand goal's (position m, effort N, speed m/s).
+
+    Raises:
+        CommandError: a parallel goal that names other fingers, or moves them apart.
+    """
+    if isinstance(request, ParallelGripperCommand.Goal):
+        return parallel_goal_from_msg(request.command, joints)
+    return request.command.position, request.command.max_effort, 0.0
+
+
+def action_state(message, parallel: bool, joints: Sequence[str],
+                 fingers: tuple[np.ndarray, np.ndarray], stalled: bool = False,
+                 reached: bool = False):
+    """Fill a gripper action's feedback or result ``message`` with the fingers' state now."""
+    if parallel:
+        message.state = joint_state_of(joints, *fingers)
+        fields = {'stalled': stalled, 'reached_goal': reached}
+    else:
+        fields = gripper_state(*fingers, stalled, reached)
+    return fill(message, {k: v for k, v in fields.items() if hasattr(message, k)})
