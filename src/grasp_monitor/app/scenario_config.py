@@ -259,7 +259,8 @@ def offline_run(config: ScenarioConfig, settings: Mapping[str, Any] | None = Non
         else None,
         # the monitor asks for the test on a grasp only of a simulator it names
         force_on_grasp=bool(monitor['simulator']),
-        force_body=sim['force_test.body'], force_start_s=sim['force_test.start_time'],
+        force_test_body=sim['force_test.body'],
+        force_test_start_time_s=sim['force_test.start_time'],
         contact_force_n=monitor['contact_force'],
         object_body=monitor['object'], contacts=bool(monitor['contacts']),
         motor_noise=servo_options(sim)['motor_noise'],

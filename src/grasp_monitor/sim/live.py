@@ -67,9 +67,9 @@ class LiveSimulation:
                  present: Callable[[str], bool], resend: Callable[[float], object]) -> None:
         self.sim = sim
         self.config = config
-        self.force_body = config.force_test_body or sim.scene.objects[0]
+        self.force_test_body = config.force_test_body or sim.scene.objects[0]
         if config.force_test_start_time_s > 0.0:
-            sim.schedule_force_test(config.force_test, self.force_body,
+            sim.schedule_force_test(config.force_test, self.force_test_body,
                                     config.force_test_start_time_s)
         self.lockstep = Lockstep(lambda: sim.time_s, 0.5 * sim.timestep_s, config.lockstep,
                                  warn)
@@ -121,10 +121,10 @@ class LiveSimulation:
         """
         with self.runner.lock:
             if start and not self.sim.force_test_active:
-                self.sim.start_force_test(self.config.force_test, self.force_body)
+                self.sim.start_force_test(self.config.force_test, self.force_test_body)
             elif not start:
                 self.sim.stop_force_test()
-        return f'pulling {self.force_body}' if start else 'released'
+        return f'pulling {self.force_test_body}' if start else 'released'
 
     def reset(self) -> None:
         """Back to the scene's start, servos stopped; lockstep's peers join again."""

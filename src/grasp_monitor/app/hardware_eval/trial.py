@@ -118,7 +118,8 @@ def trial_pipeline(trial: HardwareTrial, monitor: Mapping[str, Any]) -> tuple[An
     force = None if math.isinf(start_s) else ExternalForceTest(
         'sine', pull.pull_n / pull.mass_kg, RAMP_RAD_PER_S, 0.0, DIRECTIONS[pull.direction])
     pipeline_config = dataclasses.replace(
-        setup.pipeline, force_test=force, force_start_s=0.0 if force is None else start_s,
+        setup.pipeline, force_test=force,
+        force_test_start_time_s=0.0 if force is None else start_s,
         force_on_grasp=False, joints=FINGERS)
     pipeline = OfflinePipeline(build_scene('pick_lift', settings, **params), pipeline_config,
                                setup.pads, setup.monitor, setup.drive)

@@ -89,7 +89,8 @@ def run_slip_trial(item: tuple[SlipTrial, Detector],
     settings, params, setup = offline_run(config, kinds['set'], kinds['param'])
     pull = ExternalForceTest('sine', trial.pull_n / trial.mass_kg, RAMP_RAD_PER_S, 0.0,
                              DIRECTIONS[trial.direction])
-    pipeline_config = dataclasses.replace(setup.pipeline, force_test=pull, force_start_s=PULL_S)
+    pipeline_config = dataclasses.replace(setup.pipeline, force_test=pull,
+                                          force_test_start_time_s=PULL_S)
     monitor_config: MonitorConfig = setup.monitor
     # the pipeline's own monitor counts contacts and runs incipient_slip as
     # `grasp-monitor run` does (its time is the result's pipeline_event_s): neither

@@ -324,7 +324,7 @@ class BlockEvaluation:
         if command is Command.ACTIVATE and test is not None and self.config.force_on_grasp \
                 and not self._grasped:
             self._grasped = True
-            self.sim.start_force_test(test, self.config.force_body)
+            self.sim.start_force_test(test, self.config.force_test_body)
         elif command is Command.STOP and self.sim.force_test_active:
             self.sim.stop_force_test()
 

@@ -109,10 +109,10 @@ class OfflinePipeline:
                                       velocities, joints)
         self.sim = Simulator(scene, command_timeout_s=0.0, drive=drive,
                              motor_noise=self.config.motor_noise)
-        self.sim.body_mass_kg(self.config.force_body or scene.objects[0])  # a known body
-        if self.config.force_start_s > 0.0 and self.config.force_test is not None:
-            self.sim.schedule_force_test(self.config.force_test, self.config.force_body,
-                                         self.config.force_start_s)
+        self.sim.body_mass_kg(self.config.force_test_body or scene.objects[0])  # a known body
+        if self.config.force_test_start_time_s > 0.0 and self.config.force_test is not None:
+            self.sim.schedule_force_test(self.config.force_test, self.config.force_test_body,
+                                         self.config.force_test_start_time_s)
         arrays = SimTactileArrays(self.sim, specs)
         self.arrays = arrays
         model = self.sim.model

@@ -33,10 +33,10 @@ class PipelineConfig:
             more are counted in ``PipelineResult.contact_overflows`` and lost.
         force_test: the external force test (None: none).
         force_on_grasp: a grasp (ACTIVATE) starts ``force_test``, as the monitor asks its
-            simulator to; False: only ``force_start_s`` does (a monitor without a
-            simulator asks nothing).
-        force_body: the body the force test pulls ('' = the scene's first object).
-        force_start_s: also start the force test by itself at this simulated
+            simulator to; False: only ``force_test_start_time_s`` does (a monitor
+            without a simulator asks nothing).
+        force_test_body: the body the force test pulls ('' = the scene's first object).
+        force_test_start_time_s: also start the force test by itself at this simulated
             time, s (0 = only on a grasp), as the simulator's ``force_test.start_time``.
         contact_force_n: a pad touches when the norm of its summed taxel forces
             reaches this, N (the monitor node's ``contact_force``).
@@ -68,8 +68,8 @@ class PipelineConfig:
     contact_slots: int = 16
     force_test: ExternalForceTest | None = ExternalForceTest()
     force_on_grasp: bool = True
-    force_body: str = ''
-    force_start_s: float = 0.0
+    force_test_body: str = ''
+    force_test_start_time_s: float = 0.0
     contact_force_n: float = CONTACT_FORCE_N
     object_body: str = ''
     contacts: bool = True
@@ -92,8 +92,9 @@ class PipelineConfig:
                               f'{self.control_rate_hz}], got {self.sample_rate_hz}')
         if not (math.isfinite(self.block_s) and self.block_s > 0):
             raise ConfigError(f'block_s must be finite and > 0, got {self.block_s}')
-        if not (math.isfinite(self.force_start_s) and self.force_start_s >= 0):
-            raise ConfigError(f'force_start_s must be finite and >= 0, got {self.force_start_s}')
+        start_s = self.force_test_start_time_s
+        if not (math.isfinite(start_s) and start_s >= 0):
+            raise ConfigError(f'force_test_start_time_s must be finite and >= 0, got {start_s}')
         if not 1 <= self.contact_slots <= 1024:
             raise ConfigError(f'contact_slots must be in [1, 1024], got {self.contact_slots}')
         if not (math.isfinite(self.contact_force_n) and self.contact_force_n > 0):
