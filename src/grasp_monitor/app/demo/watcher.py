@@ -215,11 +215,8 @@ class Watcher:
             alive()
             time.sleep(0.05)
 
-    def call(self, client, request, timeout_s: float = 30.0):
-        """Call a service; raise ``DemoError`` when it is absent or does not answer.
-
-        30 s: a simulator flooded with bad commands on two busy cores answered after 10 s.
-        """
+    def call(self, client, request, timeout_s: float = 10.0):
+        """Call a service; raise ``DemoError`` when it is absent or does not answer."""
         if not client.wait_for_service(timeout_sec=timeout_s):
             raise DemoError(f'service {client.srv_name} did not appear within {timeout_s:g} s')
         future = client.call_async(request)
