@@ -6,6 +6,7 @@ built on them stay in conftest.py.
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -268,3 +269,17 @@ def start_monitor_and_metrics(ros, tmp_path, depth, contacts=None):
         Parameter('event_log', value=str(tmp_path / 'events.jsonl'))]))
     return monitor, ros.add(GraspMetricsNode(context=ros.context,
                                              parameter_overrides=overrides))
+
+
+def interrupt_all(processes, timeout_s=10.0):
+    """SIGINT each process, as Ctrl-C does; return each exit code ('killed' past the timeout)."""
+    for process in processes:
+        process.send_signal(signal.SIGINT)
+    codes = []
+    for process in processes:
+        try:
+            codes.append(process.wait(timeout=timeout_s))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            codes.append('killed')
+    return codes

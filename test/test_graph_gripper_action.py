@@ -6,11 +6,10 @@ users run them; the test is the arm (it moves the lift on servo_commands) and Mo
 """
 
 import os
-import signal
 import subprocess
 
 from action_msgs.msg import GoalStatus
-from common import NAMESPACE, publish_until, wait_for
+from common import interrupt_all, NAMESPACE, publish_until, wait_for
 from control_msgs.action import GripperCommand
 from diagnostic_msgs.msg import DiagnosticStatus
 from grasp_monitor.nodes import node_command
@@ -52,15 +51,7 @@ def graph(ros, tmp_path):
     # goal to hold the fingers open, sent again until accepted, waits for that.
     assert wait_for(lambda: held_open(client), timeout_s=30.0, period_s=0.5)
     yield node, client, seen
-    for process in processes:
-        process.send_signal(signal.SIGINT)
-    codes = []
-    for process in processes:
-        try:
-            codes.append(process.wait(timeout=10))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            codes.append('killed')
+    codes = interrupt_all(processes)
     log.close()
     text = (tmp_path / 'nodes.log').read_text()
     assert codes == [0] * len(processes) and 'Traceback' not in text, (codes, text[-3000:])

@@ -2,10 +2,9 @@
 
 import json
 import os
-import signal
 import subprocess
 
-from common import NAMESPACE, wait_for
+from common import interrupt_all, NAMESPACE, wait_for
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Vector3Stamped
 from grasp_monitor.core.monitor import EventLog
@@ -90,15 +89,7 @@ def graph(ros, tmp_path):
         return seen, summary, kinds
 
     yield run
-    for process in processes:
-        process.send_signal(signal.SIGINT)
-    codes = []
-    for process in processes:
-        try:
-            codes.append(process.wait(timeout=10))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            codes.append('killed')
+    codes = interrupt_all(processes)
     output.close()
     # Ctrl-C ends every node cleanly, whatever its threads were doing
     log = (tmp_path / 'nodes.log').read_text()
